@@ -1,0 +1,18 @@
+# Turns every templates/*.h into a C string in one generated file, so the compiler carries its
+# kernel sources with it and needs no data files at run time.
+file(GLOB files ${DIR}/*.h)
+list(SORT files)
+set(body "/* generated from templates/ by embed_templates.cmake; do not edit */\n#include <stddef.h>\n")
+set(table "")
+set(n 0)
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  string(APPEND body "static const char tpl_${name}[] = {${hex}0};\n")
+  string(APPEND table "  {\"${name}\", tpl_${name}},\n")
+  math(EXPR n "${n}+1")
+endforeach()
+string(APPEND body "const struct { const char *name; const char *text; } onnxc_templates[] = {\n${table}  {NULL, NULL}\n};\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

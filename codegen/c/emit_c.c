@@ -1,0 +1,626 @@
+/*
+ * emit_c.c - the C backend: net.h and net.c from a scheduled, planned graph.
+ *
+ * Layout of net.c:
+ *   includes and the kernel templates the model needs (templates/ *.h, embedded at build time)
+ *   weights: one `static const` array per constant, exact (hex-float) literals
+ *   one static function per node, named after the ONNX node, with a comment giving op and
+ *     shapes; inputs are X0.., outputs Y0.., scratch W; its body comes from the op row's emitter
+ *   <name>_run(): binds arena offsets, weights and caller buffers and calls the node functions
+ *     in schedule order
+ *   the generic descriptor <name>_model (onnxc_rt.h)
+ * The output depends only on the model and the flags (no timestamps, no pointer values), so
+ * the same input gives byte-identical files.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnxc.h"
+
+extern const struct { const char *name; const char *text; } onnxc_templates[];
+
+/* ---- small emission helpers ----------------------------------------------------------- */
+
+void ep(Emit *e, const char *f, ...) {
+  char line[4096];
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(line, sizeof line, f, ap);
+  va_end(ap);
+  if (line[0] == '}') e->indent--;
+  CHECK(e->indent >= 0);
+  for (int i = 0; i < e->indent; i++) buf_puts(e->out, "  ");
+  buf_puts(e->out, line);
+  buf_puts(e->out, "\n");
+  size_t n = strlen(line);
+  if (n && line[n - 1] == '{') e->indent++;
+}
+
+const char *fmt(Emit *e, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  char tmp[2048];
+  vsnprintf(tmp, sizeof tmp, f, ap);
+  va_end(ap);
+  return arena_strdup(&e->ctx->arena, tmp);
+}
+
+const char *c_type(int dt) {
+  switch (dt) {
+  case DT_FLOAT: return "float";
+  case DT_DOUBLE: return "double";
+  case DT_INT8: return "int8_t";
+  case DT_UINT8: return "uint8_t";
+  case DT_INT16: return "int16_t";
+  case DT_UINT16: return "uint16_t";
+  case DT_INT32: return "int32_t";
+  case DT_UINT32: return "uint32_t";
+  case DT_INT64: return "int64_t";
+  case DT_UINT64: return "uint64_t";
+  case DT_BOOL: return "uint8_t";
+  case DT_FLOAT16: return "uint16_t";
+  case DT_BFLOAT16: return "uint16_t";
+  case DT_STRING: return "char *";
+  default: return NULL;
+  }
+}
+
+const char *c_ctype(int dt) {
+  if (dt == DT_FLOAT16 || dt == DT_BFLOAT16) return "float";
+  return c_type(dt);
+}
+
+const char *c_load(Emit *e, int dt, const char *x) {
+  if (dt == DT_FLOAT16) return fmt(e, "onnxc_h2f(%s)", x);
+  if (dt == DT_BFLOAT16) return fmt(e, "onnxc_bf2f(%s)", x);
+  return x;
+}
+
+const char *c_store(Emit *e, int dt, const char *x) {
+  if (dt == DT_FLOAT16) return fmt(e, "onnxc_f2h(%s)", x);
+  if (dt == DT_BFLOAT16) return fmt(e, "onnxc_f2bf(%s)", x);
+  if (dt == DT_BOOL) return fmt(e, "(uint8_t)((%s) != 0)", x);
+  return fmt(e, "(%s)(%s)", c_type(dt), x);
+}
+
+static void float_lit(char *out, size_t cap, double x, bool is_double) {
+  if (isnan(x)) { snprintf(out, cap, is_double ? "((double)NAN)" : "NAN"); return; }
+  if (isinf(x)) { snprintf(out, cap, x > 0 ? (is_double ? "((double)INFINITY)" : "INFINITY") : (is_double ? "(-(double)INFINITY)" : "(-INFINITY)")); return; }
+  if (is_double) {
+    snprintf(out, cap, "%.17g", x);
+  } else {
+    snprintf(out, cap, "%.9g", x);
+  }
+  if (!strpbrk(out, ".eE")) strcat(out, ".0");
+  if (!is_double) strcat(out, "f");
+}
+
+const char *c_lit(Emit *e, int dt, double x) {
+  char b[64];
+  if (dtype_is_float(dt)) {
+    float_lit(b, sizeof b, x, dt == DT_DOUBLE);
+    return arena_strdup(&e->ctx->arena, b);
+  }
+  return c_lit_i(e, dt, (int64_t)x);
+}
+
+const char *c_lit_i(Emit *e, int dt, int64_t x) {
+  if (dtype_is_float(dt)) return c_lit(e, dt, (double)x);
+  if (dt == DT_UINT64) return fmt(e, "%lluULL", (unsigned long long)x);
+  if (dt == DT_UINT32) return fmt(e, "%lluU", (unsigned long long)(uint32_t)x);
+  if (x == INT64_MIN) return "(-9223372036854775807LL-1)";
+  if (x > 2147483647LL || x < -2147483647LL) return fmt(e, "%lldLL", (long long)x);
+  return fmt(e, "%lld", (long long)x);
+}
+
+const char *c_lowest(Emit *e, int dt) {
+  switch (dt) {
+  case DT_FLOAT: case DT_FLOAT16: case DT_BFLOAT16: return "(-INFINITY)";
+  case DT_DOUBLE: return "(-(double)INFINITY)";
+  case DT_INT8: return "INT8_MIN";
+  case DT_INT16: return "INT16_MIN";
+  case DT_INT32: return "INT32_MIN";
+  case DT_INT64: return "INT64_MIN";
+  default: (void)e; return "0";
+  }
+}
+
+const char *c_highest(Emit *e, int dt) {
+  (void)e;
+  switch (dt) {
+  case DT_FLOAT: case DT_FLOAT16: case DT_BFLOAT16: return "INFINITY";
+  case DT_DOUBLE: return "((double)INFINITY)";
+  case DT_INT8: return "INT8_MAX";
+  case DT_INT16: return "INT16_MAX";
+  case DT_INT32: return "INT32_MAX";
+  case DT_INT64: return "INT64_MAX";
+  case DT_UINT8: case DT_BOOL: return "UINT8_MAX";
+  case DT_UINT16: return "UINT16_MAX";
+  case DT_UINT32: return "UINT32_MAX";
+  case DT_UINT64: return "UINT64_MAX";
+  default: return "0";
+  }
+}
+
+/* ---- broadcast loop nests ------------------------------------------------------------- */
+
+void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
+                          void *arg) {
+  int r = out->rank;
+  int64_t dims[ONNXC_MAX_RANK];
+  int64_t st[9][ONNXC_MAX_RANK]; /* st[0] output, st[k+1] input k */
+  CHECK(n <= 8);
+  int64_t maxn = value_numel(out);
+  for (int k = 0; k < n; k++)
+    if (value_numel(ins[k]) > maxn) maxn = value_numel(ins[k]);
+  if (value_numel(out) == 0) return;
+  for (int d = 0; d < r; d++) dims[d] = out->dims[d];
+  {
+    int64_t s = 1;
+    for (int d = r - 1; d >= 0; d--) { st[0][d] = s; s *= dims[d]; }
+  }
+  for (int k = 0; k < n; k++) {
+    const Value *v = ins[k];
+    int64_t s = 1;
+    for (int d = r - 1; d >= 0; d--) {
+      int vd = d - (r - v->rank);
+      int64_t len = vd >= 0 ? v->dims[vd] : 1;
+      st[k + 1][d] = (len == 1 && dims[d] != 1) ? 0 : s;
+      if (len == 1) st[k + 1][d] = 0;
+      s *= len;
+    }
+  }
+  /* drop size-1 dims, then merge neighbours whose strides stay consistent */
+  int m = 0;
+  int64_t md[ONNXC_MAX_RANK], ms[9][ONNXC_MAX_RANK];
+  for (int d = 0; d < r; d++) {
+    if (dims[d] == 1) continue;
+    if (m > 0) {
+      bool ok = true;
+      for (int k = 0; k <= n; k++)
+        if (ms[k][m - 1] != st[k][d] * dims[d]) ok = false;
+      if (ok) {
+        md[m - 1] *= dims[d];
+        for (int k = 0; k <= n; k++) ms[k][m - 1] = st[k][d];
+        continue;
+      }
+    }
+    md[m] = dims[d];
+    for (int k = 0; k <= n; k++) ms[k][m] = st[k][d];
+    m++;
+  }
+  const char *it = maxn < 2147483647LL ? "int" : "long long";
+  ep(e, "{");
+  if (m == 0) {
+    ep(e, "const %s o = 0;", it);
+    for (int k = 0; k < n; k++) ep(e, "const %s i%d = 0;", it, k);
+    body(e, arg);
+  } else if (m == 1) {
+    ep(e, "%s o;", it);
+    ep(e, "for (o = 0; o < %lld; o++) {", (long long)md[0]);
+    for (int k = 0; k < n; k++) {
+      if (ms[k + 1][0] == 0) ep(e, "const %s i%d = 0;", it, k);
+      else ep(e, "const %s i%d = o;", it, k);
+    }
+    body(e, arg);
+    ep(e, "}");
+  } else {
+    ep(e, "%s o = 0;", it);
+    for (int d = 0; d < m; d++) ep(e, "%s d%d;", it, d);
+    for (int d = 0; d < m; d++) {
+      if (d == m - 1) ep(e, "for (d%d = 0; d%d < %lld; d%d++, o++) {", d, d, (long long)md[d], d);
+      else ep(e, "for (d%d = 0; d%d < %lld; d%d++) {", d, d, (long long)md[d], d);
+    }
+    for (int k = 0; k < n; k++) {
+      char expr[512];
+      size_t len = 0;
+      expr[0] = 0;
+      for (int d = 0; d < m; d++) {
+        if (ms[k + 1][d] == 0) continue;
+        if (ms[k + 1][d] == 1)
+          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
+        else
+          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "",
+                                  d, (long long)ms[k + 1][d]);
+      }
+      ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
+    }
+    body(e, arg);
+    for (int d = 0; d < m; d++) ep(e, "}");
+  }
+  ep(e, "}");
+}
+
+/* ---- names ---------------------------------------------------------------------------- */
+
+static const char *sanitize(Arena *a, const char *name, int maxlen) {
+  char buf[80];
+  int k = 0;
+  for (const char *p = name; *p && k < maxlen && k < (int)sizeof buf - 1; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    buf[k++] = ok ? c : '_';
+  }
+  buf[k] = 0;
+  if (k == 0) strcpy(buf, "v");
+  return arena_strdup(a, buf);
+}
+
+/* ---- constants ------------------------------------------------------------------------ */
+
+/* Exact float32 literal in hex-float notation, built without printf (weights are many). */
+static int hexfloat(char *out, float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  int k = 0;
+  if (x >> 31) out[k++] = '-';
+  uint32_t ex = (x >> 23) & 0xff, man = x & 0x7fffff;
+  if (ex == 0xff) {
+    const char *s = man ? "NAN" : "INFINITY";
+    if (man && k) k--; /* sign of NaN is irrelevant */
+    memcpy(out + k, s, strlen(s));
+    return k + (int)strlen(s);
+  }
+  if (ex == 0 && man == 0) {
+    memcpy(out + k, "0.0f", 4);
+    return k + 4;
+  }
+  int e2;
+  out[k++] = '0';
+  out[k++] = 'x';
+  if (ex == 0) { out[k++] = '0'; e2 = -126; }
+  else { out[k++] = '1'; e2 = (int)ex - 127; }
+  uint32_t m = man << 1; /* 24 bits = 6 hex digits */
+  if (m) {
+    out[k++] = '.';
+    int digits = 6;
+    while (digits > 0 && (m & 0xf) == 0) { m >>= 4; digits--; }
+    for (int i = digits - 1; i >= 0; i--) out[k + i] = "0123456789abcdef"[(m >> (4 * (digits - 1 - i))) & 0xf];
+    k += digits;
+  }
+  out[k++] = 'p';
+  if (e2 < 0) { out[k++] = '-'; e2 = -e2; } else out[k++] = '+';
+  char tmp[8];
+  int t = 0;
+  do { tmp[t++] = (char)('0' + e2 % 10); e2 /= 10; } while (e2);
+  while (t) out[k++] = tmp[--t];
+  out[k++] = 'f';
+  return k;
+}
+
+static int itoa64(char *out, int64_t v, bool is_unsigned) {
+  char tmp[24];
+  int t = 0, k = 0;
+  uint64_t u;
+  if (!is_unsigned && v < 0) {
+    if (v == INT64_MIN) {
+      const char *s = "(-9223372036854775807LL-1)";
+      memcpy(out, s, strlen(s));
+      return (int)strlen(s);
+    }
+    out[k++] = '-';
+    u = (uint64_t)(-v);
+  } else {
+    u = (uint64_t)v;
+  }
+  do { tmp[t++] = (char)('0' + u % 10); u /= 10; } while (u);
+  while (t) out[k++] = tmp[--t];
+  if (is_unsigned && (uint64_t)v > 0xffffffffu) { memcpy(out + k, "ULL", 3); k += 3; }
+  else if (is_unsigned) out[k++] = 'U';
+  else if (v > 2147483647LL || v < -2147483647LL) { memcpy(out + k, "LL", 2); k += 2; }
+  return k;
+}
+
+static void emit_const(Emit *e, Value *v) {
+  int64_t n = value_numel(v);
+  if (v->dtype == DT_STRING) fail(e->ctx, "string tensor '%s': string constants are not supported by the C backend yet", v->name);
+  buf_printf(e->out, "/* %s %s%s */\nstatic const %s %s[%lld] = {", v->name, dtype_name(v->dtype),
+             shape_str(&e->ctx->arena, v), c_type(v->dtype), v->cname, (long long)(n ? n : 1));
+  char line[4096];
+  int len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (len > 100) {
+      buf_put(e->out, line, (size_t)len);
+      len = 0;
+    }
+    if (len == 0) { line[len++] = '\n'; line[len++] = ' '; }
+    line[len++] = ' ';
+    switch (v->dtype) {
+    case DT_FLOAT: len += hexfloat(line + len, ((float *)v->data)[i]); break;
+    case DT_DOUBLE: {
+      double d = ((double *)v->data)[i];
+      char b[64];
+      if (isnan(d)) strcpy(b, "(double)NAN");
+      else if (isinf(d)) strcpy(b, d > 0 ? "(double)INFINITY" : "-(double)INFINITY");
+      else snprintf(b, sizeof b, "%a", d);
+      memcpy(line + len, b, strlen(b));
+      len += (int)strlen(b);
+      break;
+    }
+    case DT_UINT64: case DT_UINT32: len += itoa64(line + len, const_get_i(v, i), true); break;
+    default: len += itoa64(line + len, const_get_i(v, i), false); break;
+    }
+    line[len++] = ',';
+  }
+  if (n == 0) line[len++] = '0';
+  buf_put(e->out, line, (size_t)len);
+  buf_puts(e->out, "\n};\n");
+}
+
+/* ---- the model ------------------------------------------------------------------------ */
+
+typedef struct Names {
+  const char **in, **out;
+} Names;
+
+/* The C expression for a value's storage inside <name>_run(). */
+static const char *value_ptr(Emit *e, Graph *g, Names *nm, Value *v, bool as_const) {
+  int64_t extra = 0;
+  while (v->alias_of) { extra += v->alias_offset; v = v->alias_of; }
+  const char *base = NULL;
+  if (v->data) base = v->cname;
+  else if (v->kind == VAL_INPUT) {
+    for (int i = 0; i < g->inputs.n; i++)
+      if (g->inputs.v[i] == v) base = nm->in[i];
+  } else if (v->is_output) {
+    for (int i = 0; i < g->outputs.n; i++)
+      if (g->outputs.v[i] == v) { base = nm->out[i]; break; }
+  } else {
+    CHECK(v->offset >= 0);
+    base = fmt(e, "(%s%s *)(A + %lld)", as_const ? "const " : "", c_type(v->dtype), (long long)v->offset);
+  }
+  CHECK(base);
+  if (extra) base = fmt(e, "((%s%s *)((%sunsigned char *)%s + %lld))", as_const ? "const " : "", c_type(v->dtype), as_const ? "const " : "", base, (long long)extra);
+  return base;
+}
+
+static void emit_node_fn(Emit *e, Node *n) {
+  Ctx *ctx = e->ctx;
+  if (!n->def->emit_c) fail_node(ctx, n, "op %s has no C emitter", n->op_type);
+  /* comment with op and shapes */
+  Buf sig = {0};
+  buf_printf(&sig, "/* %s '%s':", n->op_type, n->name);
+  for (int k = 0; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    if (v) buf_printf(&sig, " %s%s", dtype_name(v->dtype), shape_str(&ctx->arena, v));
+    else buf_printf(&sig, " -");
+  }
+  buf_printf(&sig, " ->");
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    if (v) buf_printf(&sig, " %s%s", dtype_name(v->dtype), shape_str(&ctx->arena, v));
+  }
+  buf_printf(&sig, " */\n");
+  buf_put(e->out, sig.p, sig.len);
+  buf_free(&sig);
+  buf_printf(e->out, "static void n%d_%s(", n->step, sanitize(&ctx->arena, n->name, 40));
+  bool first = true;
+  for (int k = 0; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    buf_printf(e->out, "%sconst %s *X%d", first ? "" : ", ", v ? c_type(v->dtype) : "void", k);
+    first = false;
+  }
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    buf_printf(e->out, "%s%s *Y%d", first ? "" : ", ", v ? c_type(v->dtype) : "void", k);
+    first = false;
+  }
+  buf_printf(e->out, "%sunsigned char *W) {\n", first ? "" : ", ");
+  e->indent = 1;
+  e->node = n;
+  for (int k = 0; k < n->n_inputs; k++) ep(e, "(void)X%d;", k);
+  for (int k = 0; k < n->n_outputs; k++) ep(e, "(void)Y%d;", k);
+  ep(e, "(void)W;");
+  n->def->emit_c(e, n);
+  e->indent = 0;
+  buf_puts(e->out, "}\n\n");
+}
+
+static bool emit_skipped(const Node *n) {
+  return (n->def->flags & OPF_VIEW) && n->outputs[0] && n->outputs[0]->alias_of;
+}
+
+static void emit_template(Emit *e, const char *name) {
+  for (int i = 0; onnxc_templates[i].name; i++)
+    if (strcmp(onnxc_templates[i].name, name) == 0) {
+      buf_puts(e->out, onnxc_templates[i].text);
+      return;
+    }
+  unreachable("missing template");
+}
+
+static void write_file(Ctx *ctx, const char *path, Buf *b) {
+  FILE *f = fopen(path, "wb");
+  if (!f) fail(ctx, "cannot write '%s'", path);
+  if (fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0) fail(ctx, "cannot write '%s'", path);
+}
+
+static const char *upper(Arena *a, const char *s) {
+  char *u = arena_strdup(a, s);
+  for (char *p = u; *p; p++)
+    if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
+  return u;
+}
+
+void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
+  Arena *a = &ctx->arena;
+  const char *P = ctx->prefix, *UP = upper(a, P);
+  Names nm;
+  nm.in = arena_alloc(a, sizeof(char *) * (size_t)(g->inputs.n + 1));
+  nm.out = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
+  for (int i = 0; i < g->inputs.n; i++) {
+    Value *v = g->inputs.v[i];
+    if (v->dtype == DT_STRING) fail(ctx, "input '%s': string inputs are not supported by the C backend yet", v->name);
+    nm.in[i] = arena_printf(a, "in%d_%s", i, sanitize(a, v->name, 32));
+  }
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (v->dtype == DT_STRING) fail(ctx, "output '%s': string outputs are not supported by the C backend yet", v->name);
+    nm.out[i] = arena_printf(a, "out%d_%s", i, sanitize(a, v->name, 32));
+  }
+  /* ---- header ---- */
+  Buf h = {0};
+  buf_printf(&h, "/* Generated by onnxc %s from %s. Do not edit. */\n", ONNXC_VERSION, strrchr(ctx->file, '/') ? strrchr(ctx->file, '/') + 1 : ctx->file);
+  buf_printf(&h, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n#include \"onnxc_rt.h\"\n\n", UP, UP);
+  buf_printf(&h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  buf_printf(&h, "/* Scratch the caller provides to %s_run (16-byte aligned); 0 means none is needed. */\n", P);
+  buf_printf(&h, "#define %s_ARENA_BYTES %lld\n\n", UP, (long long)ctx->arena_bytes);
+  Buf proto = {0};
+  buf_printf(&proto, "int %s_run(void *arena", P);
+  for (int i = 0; i < g->inputs.n; i++) {
+    Value *v = g->inputs.v[i];
+    buf_printf(&proto, ",\n    const %s *%s /* %s %s%s */", c_type(v->dtype), nm.in[i], v->name,
+               dtype_name(v->dtype), shape_str(a, v));
+  }
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    buf_printf(&proto, ",\n    %s *%s /* %s %s%s */", c_type(v->dtype), nm.out[i], v->name,
+               dtype_name(v->dtype), shape_str(a, v));
+  }
+  buf_printf(&proto, ")");
+  buf_printf(&h, "/* Runs the model; returns 0 (ONNXC_OK) or an onnxc_status. */\n%s;\n\n", proto.p);
+  buf_printf(&h, "extern const onnxc_model %s_model;\n\n", P);
+  buf_printf(&h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
+  write_file(ctx, h_path, &h);
+  buf_free(&h);
+
+  /* ---- C file ---- */
+  Buf c = {0};
+  Emit e = {.ctx = ctx, .out = &c};
+  const char *hbase = strrchr(h_path, '/') ? strrchr(h_path, '/') + 1 : h_path;
+  buf_printf(&c, "/* Generated by onnxc %s from %s. Do not edit. */\n", ONNXC_VERSION, strrchr(ctx->file, '/') ? strrchr(ctx->file, '/') + 1 : ctx->file);
+  buf_printf(&c, "#include \"%s\"\n\n", hbase);
+  emit_template(&e, "common");
+  buf_puts(&c, "\n");
+  /* constants used by live nodes or outputs */
+  int nconst = 0;
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    v->cname = NULL;
+  }
+  for (int s = 0; s < ctx->schedule.n; s++) {
+    Node *n = ctx->schedule.v[s];
+    if (emit_skipped(n)) continue;
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      if (!v || !v->data || v->cname) continue;
+      v->cname = arena_printf(a, "w%d_%s", nconst++, sanitize(a, v->name, 32));
+      emit_const(&e, v);
+    }
+  }
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (!v->data || v->cname) continue;
+    v->cname = arena_printf(a, "w%d_%s", nconst++, sanitize(a, v->name, 32));
+    emit_const(&e, v);
+  }
+  if (nconst) buf_puts(&c, "\n");
+  /* node functions */
+  for (int s = 0; s < ctx->schedule.n; s++) {
+    Node *n = ctx->schedule.v[s];
+    if (emit_skipped(n)) continue;
+    emit_node_fn(&e, n);
+  }
+  /* run */
+  buf_printf(&c, "%s {\n", proto.p);
+  buf_free(&proto);
+  e.indent = 1;
+  ep(&e, "unsigned char *A = (unsigned char *)arena;");
+  ep(&e, "(void)A;");
+  for (int i = 0; i < g->inputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.in[i]);
+  for (int i = 0; i < g->outputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.out[i]);
+  if (ctx->arena_bytes > 0) {
+    ep(&e, "if (!arena) return ONNXC_ERR_NULL;");
+    ep(&e, "if ((uintptr_t)arena %% %zu != 0) return ONNXC_ERR_ALIGN;", ctx->align);
+  }
+  for (int s = 0; s < ctx->schedule.n; s++) {
+    Node *n = ctx->schedule.v[s];
+    if (emit_skipped(n)) continue;
+    Buf call = {0};
+    buf_printf(&call, "n%d_%s(", n->step, sanitize(a, n->name, 40));
+    bool first = true;
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      buf_printf(&call, "%s%s", first ? "" : ", ", v ? value_ptr(&e, g, &nm, v, true) : "(const void *)0");
+      first = false;
+    }
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      const char *p = "(void *)0";
+      if (v && (v->n_consumers > 0 || v->is_output)) p = value_ptr(&e, g, &nm, v, false);
+      else if (v) p = "(void *)0"; /* unused optional output: kernels skip NULL outputs */
+      buf_printf(&call, "%s%s", first ? "" : ", ", v && (v->n_consumers > 0 || v->is_output) ? p : fmt(&e, "(%s *)0", v ? c_type(v->dtype) : "void"));
+      first = false;
+    }
+    buf_printf(&call, "%s%s);", first ? "" : ", ", n->scratch_bytes > 0 ? fmt(&e, "A + %lld", (long long)n->scratch_offset) : "(unsigned char *)0");
+    ep(&e, "%s", call.p);
+    buf_free(&call);
+  }
+  /* outputs that no node writes: constants and pass-through inputs */
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    bool written = v->producer && !v->producer->dead && !v->data;
+    for (int j = 0; j < i; j++)
+      if (g->outputs.v[j] == v) written = false; /* duplicate output: copy from the first */
+    if (written) continue;
+    const char *src = NULL;
+    for (int j = 0; j < i; j++)
+      if (g->outputs.v[j] == v) src = nm.out[j];
+    if (!src) src = value_ptr(&e, g, &nm, v, true);
+    if (v->is_output && !v->data && v->kind != VAL_INPUT && !src) continue;
+    if (value_numel(v) > 0)
+      ep(&e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
+  }
+  ep(&e, "return ONNXC_OK;");
+  buf_puts(&c, "}\n\n");
+  /* descriptor */
+  for (int io = 0; io < 2; io++) {
+    PtrVec *vs = io ? &g->outputs : &g->inputs;
+    for (int i = 0; i < vs->n; i++) {
+      Value *v = vs->v[i];
+      buf_printf(&c, "static const int64_t %s_%s%d_dims[] = {", P, io ? "out" : "in", i);
+      for (int d = 0; d < v->rank; d++) buf_printf(&c, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
+      if (v->rank == 0) buf_puts(&c, "0");
+      buf_puts(&c, "};\n");
+    }
+    if (vs->n) {
+      buf_printf(&c, "static const onnxc_tensor_info %s_%s[] = {\n", P, io ? "outputs" : "inputs");
+      for (int i = 0; i < vs->n; i++) {
+        Value *v = vs->v[i];
+        buf_puts(&c, "  {\"");
+        for (const char *p = v->name; *p; p++) {
+          if (*p == '"' || *p == '\\') buf_printf(&c, "\\%c", *p);
+          else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(&c, "\\%03o", (unsigned char)*p);
+          else buf_put(&c, p, 1);
+        }
+        buf_printf(&c, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, io ? "out" : "in", i);
+      }
+      buf_puts(&c, "};\n");
+    }
+  }
+  buf_printf(&c, "\nstatic int %s_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n", P);
+  if (g->inputs.n) buf_printf(&c, "  if (!inputs) return ONNXC_ERR_NULL;\n");
+  if (g->outputs.n) buf_printf(&c, "  if (!outputs) return ONNXC_ERR_NULL;\n");
+  buf_printf(&c, "  return %s_run(arena", P);
+  for (int i = 0; i < g->inputs.n; i++)
+    buf_printf(&c, ",\n      (const %s *)inputs[%d]", c_type(((Value *)g->inputs.v[i])->dtype), i);
+  for (int i = 0; i < g->outputs.n; i++)
+    buf_printf(&c, ",\n      (%s *)outputs[%d]", c_type(((Value *)g->outputs.v[i])->dtype), i);
+  buf_printf(&c, ");\n}\n\n");
+  buf_printf(&c, "static int %s_run_dims(void *arena, const void *const *inputs, void *const *outputs,\n"
+                 "    int64_t *const *dims_out) {\n", P);
+  buf_printf(&c, "  int status = %s_run_generic(arena, inputs, outputs);\n", P);
+  if (g->outputs.n) {
+    buf_printf(&c, "  int i, d;\n  if (status != ONNXC_OK) return status;\n  if (!dims_out) return ONNXC_ERR_NULL;\n");
+    buf_printf(&c, "  for (i = 0; i < %d; i++)\n    for (d = 0; d < %s_outputs[i].rank; d++) dims_out[i][d] = %s_outputs[i].dims[d];\n", g->outputs.n, P, P);
+  } else {
+    buf_printf(&c, "  (void)dims_out;\n");
+  }
+  buf_printf(&c, "  return status;\n}\n\n");
+  buf_printf(&c, "const onnxc_model %s_model = {\n  \"%s\", %d, %d, %s, %s, %s_ARENA_BYTES, %s_run_generic, %zu, %s_run_dims\n};\n",
+             P, P, g->inputs.n, g->outputs.n, g->inputs.n ? arena_printf(a, "%s_inputs", P) : "0",
+             g->outputs.n ? arena_printf(a, "%s_outputs", P) : "0", UP, P, ctx->align, P);
+  write_file(ctx, c_path, &c);
+  buf_free(&c);
+}

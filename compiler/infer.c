@@ -1,0 +1,86 @@
+/*
+ * infer.c - static shape and type inference, with constant folding on the way.
+ *
+ * Nodes are visited in topological order.  Each node's op row gives its shape rule; when every
+ * input of a node is known at compile time and the row can fold, its outputs are computed now
+ * and become constants.  Doing both in one walk matters: shape-computing chains exported by
+ * PyTorch (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) fold to constants just before the
+ * Reshape that needs them as its shape.
+ */
+#include <string.h>
+
+#include "onnxc.h"
+
+#define FOLD_MAX_BYTES ((int64_t)64 << 20)
+
+static void resolve_op(Ctx *ctx, Node *n) {
+  n->def = op_lookup(n->domain, n->op_type, n->opset);
+  if (n->def) return;
+  if (op_known_name(n->domain, n->op_type))
+    fail_node(ctx, n, "op %s%s%s is supported, but not at opset %d", *n->domain ? n->domain : "",
+              *n->domain ? "::" : "", n->op_type, n->opset);
+  fail_node(ctx, n, "unsupported op: domain '%s', op type '%s', opset %d",
+            *n->domain ? n->domain : "ai.onnx", n->op_type, n->opset);
+}
+
+void infer_node(Ctx *ctx, Node *n) {
+  resolve_op(ctx, n);
+  for (int k = 0; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    if (v && !v->typed)
+      fail_node(ctx, n, "input '%s' has no known type or shape", v->name);
+  }
+  n->def->infer(ctx, n);
+  bool all_const = true;
+  int64_t out_bytes = 0;
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    if (!v) continue;
+    if (!v->typed) fail_node(ctx, n, "internal: shape rule left output '%s' untyped", v->name);
+    int64_t cnt = 1, bytes;
+    for (int d = 0; d < v->rank; d++)
+      if (v->dims[d] < 0 || !mul_ok(cnt, v->dims[d], &cnt))
+        fail_node(ctx, n, "output '%s': element count overflows", v->name);
+    if (!mul_ok(cnt, (int64_t)dtype_size(v->dtype), &bytes) || bytes > ONNXC_MAX_TENSOR_BYTES)
+      fail_node(ctx, n, "output '%s': element count overflows", v->name);
+    out_bytes += bytes;
+  }
+  for (int k = 0; k < n->n_inputs; k++)
+    if (n->inputs[k] && !n->inputs[k]->data) all_const = false;
+  if (n->def->fold && all_const && out_bytes <= FOLD_MAX_BYTES) {
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k]) value_alloc_data(ctx, n->outputs[k]);
+    n->def->fold(ctx, n);
+  }
+}
+
+void infer_and_fold(Ctx *ctx, Graph *g) {
+  for (int i = 0; i < g->nodes.n; i++) infer_node(ctx, g->nodes.v[i]);
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (!v->typed) fail(ctx, "graph output '%s' has no known shape", v->name);
+  }
+}
+
+/* Dead-code removal: a node is live when one of its outputs is a graph output or feeds a live
+   node, and not all of its outputs were folded to constants. */
+void eliminate_dead(Ctx *ctx, Graph *g) {
+  (void)ctx;
+  int nn = g->nodes.n;
+  for (int i = 0; i < g->values.n; i++) ((Value *)g->values.v[i])->n_consumers = 0;
+  for (int i = nn - 1; i >= 0; i--) {
+    Node *n = g->nodes.v[i];
+    bool live = false, all_const = true;
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      if (!v) continue;
+      if (!v->data) all_const = false;
+      if (v->is_output || v->n_consumers > 0) live = true;
+    }
+    n->dead = !live || all_const;
+    if (n->dead) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k]) n->inputs[k]->n_consumers++;
+  }
+  /* Subgraph nodes (If/Loop bodies) may use outer values: count those uses too. */
+}

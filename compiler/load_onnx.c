@@ -1,0 +1,401 @@
+/*
+ * load_onnx.c - ONNX protobuf to IR.
+ *
+ * The file is read whole and decoded by protobuf-c (onnx.proto from libonnx-dev).  Then:
+ *   - opset imports are checked against what onnxc knows;
+ *   - initializers become constant Values with their data converted to the host layout
+ *     (raw_data, the typed *_data fields, or external data files that must stay inside the
+ *     model's folder); the element count is checked for overflow and the data length against
+ *     the dims;
+ *   - graph inputs that are not initializers become VAL_INPUT values with static shapes
+ *     (symbolic dims must be bound with --dim NAME=VALUE);
+ *   - nodes are created with their attributes (subgraphs load recursively);
+ * Model-local functions are inlined by inline_functions() in inline.c after loading.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "onnx/onnx.pb-c.h"
+#include "onnxc.h"
+
+static unsigned char *read_file(Ctx *ctx, const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail(ctx, "cannot open '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(f);
+    fail(ctx, "'%s' is not a regular file", path);
+  }
+  size_t n = (size_t)st.st_size;
+  unsigned char *p = arena_alloc(&ctx->arena, n + 1);
+  if (n && fread(p, 1, n, f) != n) {
+    fclose(f);
+    fail(ctx, "cannot read '%s'", path);
+  }
+  fclose(f);
+  *len = n;
+  return p;
+}
+
+/* --- tensors ----------------------------------------------------------------------------- */
+
+static void set_dims(Ctx *ctx, Value *v, size_t n_dims, const int64_t *dims, const char *what) {
+  if (n_dims > ONNXC_MAX_RANK)
+    fail(ctx, "%s '%s' has rank %zu; onnxc supports up to %d", what, v->name, n_dims, ONNXC_MAX_RANK);
+  v->rank = (int)n_dims;
+  int64_t count = 1;
+  for (size_t i = 0; i < n_dims; i++) {
+    if (dims[i] < 0) fail(ctx, "%s '%s' has a negative dimension %lld", what, v->name, (long long)dims[i]);
+    if (!mul_ok(count, dims[i], &count))
+      fail(ctx, "%s '%s': element count overflows", what, v->name);
+    v->dims[i] = dims[i];
+  }
+  int64_t bytes;
+  if (!mul_ok(count, (int64_t)(dtype_size(v->dtype) ? dtype_size(v->dtype) : 1), &bytes) ||
+      bytes > ONNXC_MAX_TENSOR_BYTES)
+    fail(ctx, "%s '%s': element count overflows (%lld elements)", what, v->name, (long long)count);
+  v->typed = true;
+}
+
+/* Checks that an external data path stays inside the model's folder. */
+static char *external_path(Ctx *ctx, const char *tensor, const char *loc) {
+  if (!loc || !*loc) fail(ctx, "initializer '%s': external data without a location", tensor);
+  if (loc[0] == '/') fail(ctx, "initializer '%s': external data path '%s' is absolute", tensor, loc);
+  /* reject any '..' component */
+  const char *p = loc;
+  while (*p) {
+    const char *q = strchr(p, '/');
+    size_t n = q ? (size_t)(q - p) : strlen(p);
+    if (n == 2 && p[0] == '.' && p[1] == '.')
+      fail(ctx, "initializer '%s': external data path '%s' leaves the model's folder", tensor, loc);
+    p += n;
+    if (*p == '/') p++;
+  }
+  char *full = arena_printf(&ctx->arena, "%s/%s", ctx->model_dir, loc);
+  char rdir[PATH_MAX], rfull[PATH_MAX];
+  if (!realpath(ctx->model_dir, rdir)) fail(ctx, "cannot resolve the model's folder");
+  if (!realpath(full, rfull))
+    fail(ctx, "initializer '%s': cannot open external data '%s': %s", tensor, loc, strerror(errno));
+  size_t dl = strlen(rdir);
+  if (strncmp(rfull, rdir, dl) != 0 || (rfull[dl] != '/' && rfull[dl] != 0))
+    fail(ctx, "initializer '%s': external data path '%s' leaves the model's folder", tensor, loc);
+  return full;
+}
+
+static void load_external(Ctx *ctx, const Onnx__TensorProto *t, Value *v, void *dst, int64_t bytes) {
+  const char *loc = NULL;
+  int64_t offset = 0, length = -1;
+  for (size_t i = 0; i < t->n_external_data; i++) {
+    const char *k = t->external_data[i]->key, *val = t->external_data[i]->value;
+    if (!k || !val) continue;
+    if (strcmp(k, "location") == 0) loc = val;
+    else if (strcmp(k, "offset") == 0) offset = strtoll(val, NULL, 10);
+    else if (strcmp(k, "length") == 0) length = strtoll(val, NULL, 10);
+  }
+  char *path = external_path(ctx, v->name, loc);
+  if (offset < 0) fail(ctx, "initializer '%s': negative external data offset", v->name);
+  if (length >= 0 && length != bytes)
+    fail(ctx, "initializer '%s': external data length %lld does not match its dims (%lld bytes)",
+         v->name, (long long)length, (long long)bytes);
+  FILE *f = fopen(path, "rb");
+  if (!f) fail(ctx, "initializer '%s': cannot open external data '%s'", v->name, loc);
+  if (fseek(f, (long)offset, SEEK_SET) != 0 || fread(dst, 1, (size_t)bytes, f) != (size_t)bytes) {
+    fclose(f);
+    fail(ctx, "initializer '%s': external data '%s' is shorter than its dims (%lld bytes at offset %lld)",
+         v->name, loc, (long long)bytes, (long long)offset);
+  }
+  fclose(f);
+}
+
+/* Fills v (name already set) from a TensorProto. */
+static void load_tensor(Ctx *ctx, const Onnx__TensorProto *t, Value *v, const char *what) {
+  v->dtype = t->data_type;
+  size_t es = dtype_size(v->dtype);
+  if (!es || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
+    fail(ctx, "%s '%s' has element type %s (%d), which onnxc does not support", what, v->name,
+         dtype_name(v->dtype), v->dtype);
+  set_dims(ctx, v, t->n_dims, t->dims, what);
+  if (t->segment) fail(ctx, "%s '%s' is segmented; not supported", what, v->name);
+  int64_t n = value_numel(v);
+  int64_t bytes = n * (int64_t)es;
+  void *dst = value_alloc_data(ctx, v);
+  v->kind = VAL_CONST;
+  if (v->dtype == DT_STRING) {
+    if ((int64_t)t->n_string_data != n)
+      fail(ctx, "%s '%s': %zu strings for %lld elements", what, v->name, t->n_string_data, (long long)n);
+    char **s = dst;
+    for (int64_t i = 0; i < n; i++) {
+      s[i] = arena_alloc(&ctx->arena, t->string_data[i].len + 1);
+      memcpy(s[i], t->string_data[i].data, t->string_data[i].len);
+    }
+    return;
+  }
+  if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+    load_external(ctx, t, v, dst, bytes);
+    return;
+  }
+  if (t->has_raw_data) {
+    if ((int64_t)t->raw_data.len != bytes)
+      fail(ctx, "%s '%s': raw data holds %zu bytes but dims %s need %lld", what, v->name,
+           t->raw_data.len, shape_str(&ctx->arena, v), (long long)bytes);
+    if (bytes) memcpy(dst, t->raw_data.data, (size_t)bytes);
+    return;
+  }
+  int64_t have;
+  switch (v->dtype) {
+  case DT_FLOAT: have = (int64_t)t->n_float_data; break;
+  case DT_DOUBLE: have = (int64_t)t->n_double_data; break;
+  case DT_INT64: have = (int64_t)t->n_int64_data; break;
+  case DT_UINT32: case DT_UINT64: have = (int64_t)t->n_uint64_data; break;
+  default: have = (int64_t)t->n_int32_data; break;
+  }
+  if (have != n)
+    fail(ctx, "%s '%s': data holds %lld elements but dims %s need %lld", what, v->name,
+         (long long)have, shape_str(&ctx->arena, v), (long long)n);
+  for (int64_t i = 0; i < n; i++) {
+    switch (v->dtype) {
+    case DT_FLOAT: ((float *)dst)[i] = t->float_data[i]; break;
+    case DT_DOUBLE: ((double *)dst)[i] = t->double_data[i]; break;
+    case DT_INT64: ((int64_t *)dst)[i] = t->int64_data[i]; break;
+    case DT_UINT32: ((uint32_t *)dst)[i] = (uint32_t)t->uint64_data[i]; break;
+    case DT_UINT64: ((uint64_t *)dst)[i] = t->uint64_data[i]; break;
+    case DT_FLOAT16: case DT_BFLOAT16: case DT_UINT16:
+      ((uint16_t *)dst)[i] = (uint16_t)t->int32_data[i]; break;
+    case DT_INT16: ((int16_t *)dst)[i] = (int16_t)t->int32_data[i]; break;
+    case DT_INT32: ((int32_t *)dst)[i] = t->int32_data[i]; break;
+    case DT_INT8: ((int8_t *)dst)[i] = (int8_t)t->int32_data[i]; break;
+    case DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i]; break;
+    case DT_BOOL: ((uint8_t *)dst)[i] = t->int32_data[i] != 0; break;
+    default: unreachable("tensor dtype");
+    }
+  }
+}
+
+void load_tensor_file(Ctx *ctx, const char *path, Value *v) {
+  size_t len;
+  unsigned char *buf = read_file(ctx, path, &len);
+  Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, len, buf);
+  if (!t) fail(ctx, "'%s' is not a serialized TensorProto", path);
+  load_tensor(ctx, t, v, "tensor");
+  onnx__tensor_proto__free_unpacked(t, NULL);
+}
+
+/* --- graphs ------------------------------------------------------------------------------ */
+
+static int64_t dim_param_value(Ctx *ctx, const char *param, const char *input) {
+  for (int i = 0; i < ctx->n_dim_params; i++)
+    if (strcmp(ctx->dim_params[i].name, param) == 0) return ctx->dim_params[i].value;
+  fail(ctx, "input '%s' has symbolic dimension '%s'; give its size with --dim %s=N", input,
+       param, param);
+}
+
+static void load_value_info(Ctx *ctx, const Onnx__ValueInfoProto *vi, Value *v) {
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp) fail(ctx, "input '%s' has no type", v->name);
+  if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+    fail(ctx, "input '%s' is not a tensor (sequence, map and optional inputs are not supported)",
+         v->name);
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  v->dtype = tt->elem_type;
+  if (!dtype_size(v->dtype) || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
+    fail(ctx, "input '%s' has element type %s (%d), which onnxc does not support", v->name,
+         dtype_name(v->dtype), v->dtype);
+  if (!tt->shape) fail(ctx, "input '%s' has no shape; onnxc needs static shapes", v->name);
+  int64_t dims[ONNXC_MAX_RANK] = {0};
+  if (tt->shape->n_dim > ONNXC_MAX_RANK)
+    fail(ctx, "input '%s' has rank %zu; onnxc supports up to %d", v->name, tt->shape->n_dim,
+         ONNXC_MAX_RANK);
+  for (size_t i = 0; i < tt->shape->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+      dims[i] = d->dim_value;
+    else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+      dims[i] = dim_param_value(ctx, d->dim_param, v->name);
+    else
+      fail(ctx, "input '%s' has an unknown dimension %zu; onnxc needs static shapes", v->name, i);
+  }
+  set_dims(ctx, v, tt->shape->n_dim, dims, "input");
+}
+
+static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top);
+
+static void load_attr(Ctx *ctx, Graph *g, Node *n, Attr *a, const Onnx__AttributeProto *ap) {
+  a->name = arena_strdup(&ctx->arena, ap->name ? ap->name : "");
+  a->type = ap->has_type ? (int)ap->type : 0;
+  if (ap->ref_attr_name && *ap->ref_attr_name)
+    fail_node(ctx, n, "attribute '%s' refers to a function attribute outside a function", a->name);
+  if (!a->type) { /* pre-IR-v3 files: infer from which field is set */
+    if (ap->has_f) a->type = ATTR_FLOAT;
+    else if (ap->has_i) a->type = ATTR_INT;
+    else if (ap->has_s) a->type = ATTR_STRING;
+    else if (ap->t) a->type = ATTR_TENSOR;
+    else if (ap->g) a->type = ATTR_GRAPH;
+    else if (ap->n_floats) a->type = ATTR_FLOATS;
+    else if (ap->n_ints) a->type = ATTR_INTS;
+    else if (ap->n_strings) a->type = ATTR_STRINGS;
+  }
+  a->f = ap->f;
+  a->i = ap->i;
+  if (ap->has_s || a->type == ATTR_STRING) {
+    char *s = arena_alloc(&ctx->arena, ap->s.len + 1);
+    if (ap->s.len) memcpy(s, ap->s.data, ap->s.len);
+    a->s = s;
+    a->slen = ap->s.len;
+  }
+  if (ap->n_floats) {
+    a->floats = arena_alloc(&ctx->arena, sizeof(float) * ap->n_floats);
+    memcpy(a->floats, ap->floats, sizeof(float) * ap->n_floats);
+    a->n_floats = (int)ap->n_floats;
+  }
+  if (ap->n_ints) {
+    a->ints = arena_alloc(&ctx->arena, sizeof(int64_t) * ap->n_ints);
+    memcpy(a->ints, ap->ints, sizeof(int64_t) * ap->n_ints);
+    a->n_ints = (int)ap->n_ints;
+  }
+  if (ap->n_strings) {
+    a->strings = arena_alloc(&ctx->arena, sizeof(char *) * ap->n_strings);
+    for (size_t i = 0; i < ap->n_strings; i++) {
+      char *s = arena_alloc(&ctx->arena, ap->strings[i].len + 1);
+      if (ap->strings[i].len) memcpy(s, ap->strings[i].data, ap->strings[i].len);
+      a->strings[i] = s;
+    }
+    a->n_strings = (int)ap->n_strings;
+  }
+  if (ap->t) {
+    Value *v = arena_alloc(&ctx->arena, sizeof *v);
+    v->name = arena_strdup(&ctx->arena, ap->t->name ? ap->t->name : a->name);
+    v->offset = -1;
+    load_tensor(ctx, ap->t, v, "attribute tensor");
+    a->t = v;
+  }
+  if (ap->g) a->g = load_graph(ctx, ap->g, g, false);
+  if (ap->sparse_tensor || ap->n_sparse_tensors)
+    fail_node(ctx, n, "attribute '%s' is a sparse tensor; not supported", a->name);
+}
+
+static Value *use_value(Ctx *ctx, Graph *g, const char *name) {
+  Value *v = graph_find_value(g, name);
+  if (v) return v;
+  /* Not yet defined (outputs of later nodes); created now, checked by graph_verify(). */
+  return graph_new_value(ctx, g, name);
+}
+
+static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top) {
+  Graph *g = graph_new(ctx, parent);
+  for (size_t i = 0; i < gp->n_initializer; i++) {
+    const Onnx__TensorProto *t = gp->initializer[i];
+    const char *name = t->name ? t->name : "";
+    if (!*name) fail(ctx, "initializer %zu has no name", i);
+    Value *v = graph_new_value(ctx, g, name);
+    load_tensor(ctx, t, v, "initializer");
+    vec_push(&ctx->arena, &g->inits, v);
+  }
+  if (gp->n_sparse_initializer) fail(ctx, "sparse initializers are not supported");
+  for (size_t i = 0; i < gp->n_input; i++) {
+    const Onnx__ValueInfoProto *vi = gp->input[i];
+    const char *name = vi->name ? vi->name : "";
+    Value *existing = NULL;
+    for (int k = 0; k < g->inits.n; k++)
+      if (strcmp(((Value *)g->inits.v[k])->name, name) == 0) existing = g->inits.v[k];
+    if (existing) continue; /* IR < 4: initializers are listed as inputs too */
+    Value *v = graph_new_value(ctx, g, name);
+    v->kind = VAL_INPUT;
+    if (top) {
+      bool bound = false;
+      for (int k = 0; k < ctx->n_const_inputs; k++)
+        if (strcmp(ctx->const_inputs[k].name, name) == 0) {
+          load_tensor_file(ctx, ctx->const_inputs[k].path, v);
+          v->kind = VAL_CONST;
+          bound = true;
+        }
+      if (!bound) load_value_info(ctx, vi, v);
+      if (!bound) vec_push(&ctx->arena, &g->inputs, v);
+    } else {
+      /* subgraph inputs (Loop/Scan bodies): types set by the owning op's shape rule */
+      if (vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+          vi->type->tensor_type)
+        v->dtype = vi->type->tensor_type->elem_type;
+      vec_push(&ctx->arena, &g->inputs, v);
+    }
+  }
+  for (size_t i = 0; i < gp->n_node; i++) {
+    const Onnx__NodeProto *np = gp->node[i];
+    const char *op = np->op_type ? np->op_type : "";
+    char autoname[64];
+    snprintf(autoname, sizeof autoname, "%s_%zu", *op ? op : "node", i);
+    Node *n = graph_new_node(ctx, g, op, np->name && *np->name ? np->name : autoname,
+                             (int)np->n_input, (int)np->n_output);
+    n->domain = arena_strdup(&ctx->arena, np->domain && strcmp(np->domain, "ai.onnx") ? np->domain : "");
+    if (!*op) fail_node(ctx, n, "node has no op_type");
+    for (size_t k = 0; k < np->n_input; k++)
+      n->inputs[k] = np->input[k] && *np->input[k] ? use_value(ctx, g, np->input[k]) : NULL;
+    n->n_attrs = (int)np->n_attribute;
+    n->attrs = arena_alloc(&ctx->arena, sizeof(Attr) * (np->n_attribute + 1));
+    for (size_t k = 0; k < np->n_attribute; k++) load_attr(ctx, g, n, &n->attrs[k], np->attribute[k]);
+    for (size_t k = 0; k < np->n_output; k++) {
+      if (!np->output[k] || !*np->output[k]) continue;
+      Value *v = NULL;
+      /* an output may already exist as a forward reference of an earlier node's input */
+      for (int q = 0; q < g->values.n; q++) {
+        Value *w = g->values.v[q];
+        if (strcmp(w->name, np->output[k]) == 0) { v = w; break; }
+      }
+      if (!v) v = graph_new_value(ctx, g, np->output[k]);
+      n->outputs[k] = v;
+    }
+  }
+  for (size_t i = 0; i < gp->n_output; i++) {
+    const char *name = gp->output[i]->name ? gp->output[i]->name : "";
+    Value *v = graph_find_value(g, name);
+    if (!v) fail(ctx, "graph output '%s' is not produced by any node, input or initializer", name);
+    v->is_output = true;
+    vec_push(&ctx->arena, &g->outputs, v);
+  }
+  return g;
+}
+
+static int domain_opset(const Onnx__ModelProto *m, const char *domain) {
+  for (size_t i = 0; i < m->n_opset_import; i++) {
+    const char *d = m->opset_import[i]->domain ? m->opset_import[i]->domain : "";
+    if (strcmp(d, "ai.onnx") == 0) d = "";
+    if (strcmp(d, domain) == 0) return (int)m->opset_import[i]->version;
+  }
+  return -1;
+}
+
+static void set_opsets(Ctx *ctx, Graph *g, const Onnx__ModelProto *m) {
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    n->opset = domain_opset(m, n->domain);
+    if (n->opset < 0) {
+      if (*n->domain) fail_node(ctx, n, "domain '%s' is not imported by the model", n->domain);
+      n->opset = ctx->opset;
+    }
+    for (int k = 0; k < n->n_attrs; k++)
+      if (n->attrs[k].g) set_opsets(ctx, n->attrs[k].g, m);
+  }
+}
+
+void load_onnx(Ctx *ctx) {
+  size_t len;
+  unsigned char *buf = read_file(ctx, ctx->file, &len);
+  if (len == 0) fail(ctx, "the file is empty");
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+  if (!m) fail(ctx, "not an ONNX model (protobuf decoding failed: truncated or corrupt file)");
+  ctx->model_proto = m; /* freed by onnxc_compile() however compilation ends */
+  if (!m->graph) fail(ctx, "not an ONNX model (no graph)");
+  ctx->opset = domain_opset(m, "");
+  if (ctx->opset < 0) {
+    if (m->n_opset_import == 0 && m->has_ir_version && m->ir_version < 3) ctx->opset = 1;
+    else fail(ctx, "the model imports no default-domain (ai.onnx) opset");
+  }
+  if (ctx->opset > ONNXC_MAX_OPSET)
+    fail(ctx, "the model uses ai.onnx opset %d; onnxc knows opsets up to %d", ctx->opset,
+         ONNXC_MAX_OPSET);
+  if (ctx->opset < 1) fail(ctx, "invalid ai.onnx opset %d", ctx->opset);
+  ctx->graph = load_graph(ctx, m->graph, NULL, true);
+  set_opsets(ctx, ctx->graph, m);
+}

@@ -1,0 +1,96 @@
+/*
+ * main.c - the onnxc command line.  Parses flags, calls onnxc_compile(), prints its one-line
+ * error and exits non-zero on failure.  The only place in the compiler that exits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnxc.h"
+
+static void usage(FILE *f) {
+  fputs("usage: onnxc MODEL.onnx -o OUT.c [options]\n"
+        "\n"
+        "Compiles an ONNX model to C99: OUT.c and OUT.h (typed <name>_run, <NAME>_ARENA_BYTES,\n"
+        "and the <name>_model descriptor of onnxc_rt.h).\n"
+        "\n"
+        "options:\n"
+        "  -o FILE              output C file; the header is written beside it (.h)\n"
+        "  --name NAME          symbol prefix (default: the output's base name)\n"
+        "  --dim NAME=N         size of a symbolic input dimension (repeatable)\n"
+        "  --const-input NAME=FILE.pb\n"
+        "                       bind a graph input to a constant TensorProto at compile time\n"
+        "                       (specializes data-dependent shapes; repeatable)\n"
+        "  --list-ops           print the supported operators and exit\n"
+        "  --dump-ir            print the IR after each stage to stderr\n"
+        "  -v                   print a summary line to stderr\n"
+        "  --version            print the version and exit\n"
+        "  -h, --help           print this help and exit\n",
+        f);
+}
+
+int main(int argc, char **argv) {
+  CompileOptions opt = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG()                                                                \
+  do {                                                                            \
+    if (!next) {                                                                  \
+      fprintf(stderr, "onnxc: error: option '%s' needs an argument\n", a);        \
+      return 2;                                                                   \
+    }                                                                             \
+    i++;                                                                          \
+  } while (0)
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      printf("onnxc %s (ai.onnx opsets 1-%d)\n", ONNXC_VERSION, ONNXC_MAX_OPSET);
+      return 0;
+    } else if (!strcmp(a, "--list-ops")) {
+      op_list(stdout);
+      return 0;
+    } else if (!strcmp(a, "-o")) {
+      NEED_ARG();
+      opt.out_c = next;
+    } else if (!strcmp(a, "--name")) {
+      NEED_ARG();
+      opt.name = next;
+    } else if (!strcmp(a, "--dim")) {
+      NEED_ARG();
+      if (opt.n_dims == 32) { fprintf(stderr, "onnxc: error: too many --dim\n"); return 2; }
+      opt.dims[opt.n_dims++] = next;
+    } else if (!strcmp(a, "--const-input")) {
+      NEED_ARG();
+      if (opt.n_const_inputs == 32) { fprintf(stderr, "onnxc: error: too many --const-input\n"); return 2; }
+      opt.const_inputs[opt.n_const_inputs++] = next;
+    } else if (!strcmp(a, "--dump-ir")) {
+      opt.dump_ir = 1;
+    } else if (!strcmp(a, "-v")) {
+      opt.verbose = 1;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "onnxc: error: unknown option '%s' (see --help)\n", a);
+      return 2;
+    } else if (!opt.model_path) {
+      opt.model_path = a;
+    } else {
+      fprintf(stderr, "onnxc: error: more than one model given ('%s' and '%s')\n", opt.model_path, a);
+      return 2;
+    }
+  }
+  if (!opt.model_path) {
+    fprintf(stderr, "onnxc: error: no model given (see --help)\n");
+    return 2;
+  }
+  if (!opt.out_c) {
+    fprintf(stderr, "onnxc: error: no output given; use -o OUT.c\n");
+    return 2;
+  }
+  char err[1200];
+  if (onnxc_compile(&opt, err, sizeof err) != 0) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,321 @@
+/*
+ * onnxc.h - the compiler's one internal header.
+ *
+ * Sections follow the files that define the functions.  The IR is small on purpose: a Graph
+ * holds Nodes and Values; a Value is one tensor (a graph input, an initializer, a node output);
+ * its `data` is non-NULL when its contents are known at compile time (initializers and folded
+ * values).  All compiler memory comes from the Ctx arena and is freed at once.
+ *
+ * User errors (bad model, unsupported op, bad flag) go through `fail()`/`fail_node()`, which
+ * format one line into ctx->err and longjmp to the boundary in onnxc_compile(); compiler bugs go
+ * through `unreachable()`, which aborts with file and line.
+ */
+#ifndef ONNXC_H
+#define ONNXC_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ONNXC_MAX_RANK 8
+#define ONNXC_MAX_OPSET 23        /* newest default-domain opset onnxc knows */
+#define ONNXC_MAX_TENSOR_BYTES ((int64_t)1 << 40)
+
+/* ONNX TensorProto.DataType */
+enum {
+  DT_UNDEFINED = 0, DT_FLOAT = 1, DT_UINT8 = 2, DT_INT8 = 3, DT_UINT16 = 4, DT_INT16 = 5,
+  DT_INT32 = 6, DT_INT64 = 7, DT_STRING = 8, DT_BOOL = 9, DT_FLOAT16 = 10, DT_DOUBLE = 11,
+  DT_UINT32 = 12, DT_UINT64 = 13, DT_COMPLEX64 = 14, DT_COMPLEX128 = 15, DT_BFLOAT16 = 16
+};
+
+typedef struct Ctx Ctx;
+typedef struct Graph Graph;
+typedef struct Node Node;
+typedef struct Value Value;
+typedef struct OpDef OpDef;
+typedef struct Emit Emit;
+
+/* ---- arena.c: bump allocator, strings, buffers ---------------------------------------- */
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena { ArenaBlock *head; } Arena;
+void *arena_alloc(Arena *a, size_t n);              /* zeroed, 16-byte aligned */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_free_all(Arena *a);
+
+/* A growable byte buffer (heap-backed; the emitter's output). */
+typedef struct Buf { char *p; size_t len, cap; } Buf;
+void buf_put(Buf *b, const char *s, size_t n);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_free(Buf *b);
+
+/* A growable array of pointers in the arena. */
+typedef struct PtrVec { void **v; int n, cap; } PtrVec;
+void vec_push(Arena *a, PtrVec *vec, void *p);
+
+/* ---- IR ------------------------------------------------------------------------------- */
+
+enum { VAL_INTERMEDIATE = 0, VAL_INPUT = 1, VAL_CONST = 2 };
+
+struct Value {
+  const char *name;       /* ONNX name ("" for absent optional inputs never get a Value) */
+  int id;                 /* dense index in Graph.values */
+  int kind;               /* VAL_INPUT, VAL_CONST or VAL_INTERMEDIATE */
+  bool is_output;         /* a graph output */
+  bool typed;             /* dtype/shape known (set by loader for inputs, by inference otherwise) */
+  int dtype;
+  int rank;
+  int64_t dims[ONNXC_MAX_RANK];
+  void *data;             /* compile-time contents (little-endian host layout) or NULL;
+                             for DT_STRING an array of char* */
+  Node *producer;
+  int n_consumers;
+  /* planning */
+  int64_t offset;         /* byte offset in the arena, or -1 */
+  int first, last;        /* live range in schedule steps */
+  Value *alias_of;        /* shares storage with another value (views) */
+  int64_t alias_offset;   /* byte offset inside alias_of */
+  const char *cname;      /* C identifier of constants in generated code */
+};
+
+/* Attribute kinds (AttributeProto.AttributeType) */
+enum { ATTR_UNDEFINED = 0, ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_TENSOR = 4,
+       ATTR_GRAPH = 5, ATTR_FLOATS = 6, ATTR_INTS = 7, ATTR_STRINGS = 8, ATTR_TENSORS = 9,
+       ATTR_GRAPHS = 10 };
+
+typedef struct Attr {
+  const char *name;
+  int type;
+  float f;
+  int64_t i;
+  const char *s; size_t slen;
+  float *floats; int n_floats;
+  int64_t *ints; int n_ints;
+  const char **strings; int n_strings;
+  Value *t;               /* ATTR_TENSOR: a detached constant Value */
+  Graph *g;               /* ATTR_GRAPH */
+} Attr;
+
+struct Node {
+  const char *name;       /* ONNX node name, or a generated one */
+  const char *op_type;
+  const char *domain;     /* "" for the default domain */
+  int opset;              /* opset version of the node's domain in this model */
+  int id;
+  Value **inputs; int n_inputs;    /* NULL entries: omitted optional inputs */
+  Value **outputs; int n_outputs;  /* NULL entries: omitted optional outputs */
+  Attr *attrs; int n_attrs;
+  const OpDef *def;
+  bool dead;
+  void *priv;             /* op-private data set by the shape rule for the emitter */
+  int64_t scratch_bytes;  /* from OpDef.scratch, planned in the arena */
+  int64_t scratch_offset;
+  int step;               /* position in the schedule */
+};
+
+struct Graph {
+  Graph *parent;
+  PtrVec nodes;           /* Node*, kept in topological order after verify */
+  PtrVec values;          /* Value* */
+  PtrVec inputs;          /* Value*: real graph inputs (not initializers) */
+  PtrVec outputs;         /* Value* */
+  PtrVec inits;           /* Value*: initializers in model order */
+};
+
+/* ---- util.c: errors and small helpers ------------------------------------------------- */
+
+struct Ctx {
+  Arena arena;
+  const char *file;       /* model path as given */
+  const char *model_dir;  /* folder of the model (external data root) */
+  jmp_buf fail_jmp;
+  char err[1024];
+  int opset;              /* default-domain opset */
+  Graph *graph;
+  int verbose;
+  /* options */
+  const char *prefix;     /* symbol prefix */
+  struct { const char *name; int64_t value; } dim_params[32]; int n_dim_params;
+  struct { const char *name; const char *path; } const_inputs[32]; int n_const_inputs;
+  int dump_ir;
+  size_t align;
+  /* results */
+  int64_t arena_bytes;
+  PtrVec schedule;        /* Node* in execution order */
+  void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
+};
+
+_Noreturn void fail(Ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void fail_node(Ctx *ctx, const Node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+_Noreturn void unreachable_at(const char *file, int line, const char *msg);
+#define unreachable(msg) unreachable_at(__FILE__, __LINE__, msg)
+#define CHECK(cond) do { if (!(cond)) unreachable_at(__FILE__, __LINE__, #cond); } while (0)
+
+size_t dtype_size(int dtype);            /* 0 for unknown/strings */
+const char *dtype_name(int dtype);       /* "float", "int64", ... */
+bool dtype_is_float(int dtype);          /* float, double, float16, bfloat16 */
+bool dtype_is_int(int dtype);            /* signed or unsigned integer (not bool) */
+bool dtype_is_signed(int dtype);
+int64_t value_numel(const Value *v);
+int64_t value_bytes(const Value *v);
+void value_set_shape(Value *v, int dtype, int rank, const int64_t *dims);
+bool same_shape(const Value *a, const Value *b);
+char *shape_str(Arena *a, const Value *v);       /* "[1,3,224,224]" */
+/* Multiply with overflow check; returns false on overflow or negative factor. */
+bool mul_ok(int64_t a, int64_t b, int64_t *out);
+/* Read element i of constant data of dtype as double / int64. */
+double const_get_f(const Value *v, int64_t i);
+int64_t const_get_i(const Value *v, int64_t i);
+void const_set_f(Value *v, int64_t i, double x);
+void const_set_i(Value *v, int64_t i, int64_t x);
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+float bf16_to_float(uint16_t h);
+uint16_t float_to_bf16(float f);
+
+/* ---- ir.c: building and checking the graph ------------------------------------------- */
+
+Graph *graph_new(Ctx *ctx, Graph *parent);
+Value *graph_new_value(Ctx *ctx, Graph *g, const char *name);
+Value *graph_find_value(Graph *g, const char *name);   /* searches parents too */
+Node *graph_new_node(Ctx *ctx, Graph *g, const char *op_type, const char *name, int n_in, int n_out);
+/* Make v a compile-time constant holding a fresh zeroed buffer of its shape. */
+void *value_alloc_data(Ctx *ctx, Value *v);
+/* Rebuild producer/consumer counts; sort nodes topologically; fail on cycles. */
+void graph_verify(Ctx *ctx, Graph *g);
+void graph_dump(Ctx *ctx, Graph *g, FILE *f, const char *title);
+
+/* Attribute access (defaults apply when the attribute is absent). */
+const Attr *node_attr(const Node *n, const char *name);
+int64_t attr_i(const Node *n, const char *name, int64_t dflt);
+float attr_f(const Node *n, const char *name, float dflt);
+const char *attr_s(const Node *n, const char *name, const char *dflt);
+/* Returns the count (0 when absent) and points *out at the values. */
+int attr_ints(const Node *n, const char *name, const int64_t **out);
+int attr_floats(const Node *n, const char *name, const float **out);
+/* Input i if present (not omitted), else NULL. */
+Value *node_in(const Node *n, int i);
+Value *node_out(const Node *n, int i);
+/* Input i, which must be a compile-time constant; fails with a clear message otherwise. */
+Value *node_const_in(Ctx *ctx, const Node *n, int i, const char *what);
+
+/* ---- load_onnx.c ---------------------------------------------------------------------- */
+
+/* Parses ctx->file into ctx->graph. */
+void load_onnx(Ctx *ctx);
+/* Decodes one serialized TensorProto (e.g. a test input_0.pb) into v. */
+void load_tensor_file(Ctx *ctx, const char *path, Value *v);
+
+/* ---- op table (ops.c and ops_*.c) ---------------------------------------------------- */
+
+enum {
+  OPF_ELEMENTWISE = 1 << 0,   /* output i depends only on element i of each input (after broadcast) */
+  OPF_INPLACE = 1 << 1,       /* output 0 may reuse input 0's storage */
+  OPF_VIEW = 1 << 2,          /* output 0 is input 0's bytes reinterpreted (Reshape, ...) */
+};
+
+struct OpDef {
+  const char *name;
+  const char *domain;         /* "" default */
+  int since, until;           /* opset range this row handles (inclusive) */
+  unsigned flags;
+  /* Sets dtype and shape of every present output; may set n->priv. */
+  void (*infer)(Ctx *ctx, Node *n);
+  /* Computes output data at compile time when every input is constant; NULL: not foldable. */
+  void (*fold)(Ctx *ctx, Node *n);
+  /* Writes the body of the node's C function (inputs X0.., outputs Y0.., scratch W). */
+  void (*emit_c)(Emit *e, Node *n);
+  /* Scratch bytes the C kernel needs while it runs (may be NULL). */
+  int64_t (*scratch)(Ctx *ctx, Node *n);
+  const char *types;          /* documentation: element types handled */
+  const void *arg;            /* row-specific data for shared rule/emitter functions */
+};
+
+const OpDef *op_lookup(const char *domain, const char *op_type, int opset);
+bool op_known_name(const char *domain, const char *op_type);
+void op_list(FILE *f);
+/* Each ops_*.c file exports its rows through one of these. */
+typedef struct OpTable { const OpDef *rows; int n; } OpTable;
+#define OPS_FAMILY(fam) const OpTable ops_##fam = { fam##_rows, (int)(sizeof fam##_rows / sizeof fam##_rows[0]) }
+
+/* Shared shape rules (infer_util.c) */
+void infer_same_as_input0(Ctx *ctx, Node *n);     /* out0 = dtype/shape of in0 */
+void infer_broadcast(Ctx *ctx, Node *n);          /* multidirectional broadcast of all inputs */
+/* Broadcast shapes a and b into out; false if incompatible. */
+bool broadcast_shapes(int ra, const int64_t *a, int rb, const int64_t *b, int *rout, int64_t *out);
+/* Normalizes a possibly negative axis for rank r; fails on out of range. */
+int norm_axis(Ctx *ctx, const Node *n, int64_t axis, int rank);
+/* Requires input i present with one of the listed dtypes (terminated by 0). */
+void require_dtype(Ctx *ctx, const Node *n, int i, const int *dtypes);
+void require_inputs(Ctx *ctx, const Node *n, int min, int max);
+
+/* ---- pipeline.c ----------------------------------------------------------------------- */
+
+void inline_functions(Ctx *ctx, Graph *g);     /* inline.c */
+void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
+void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
+void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
+void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c */
+void plan_memory(Ctx *ctx, Graph *g);          /* plan_memory.c */
+void plan_check(Ctx *ctx, Graph *g);           /* plan_memory.c: aborts on overlap */
+
+typedef struct CompileOptions {
+  const char *model_path;
+  const char *out_c;          /* output .c path; header written beside it */
+  const char *name;           /* symbol prefix; default: base name of out_c */
+  int verbose;
+  int dump_ir;
+  const char *dims[32]; int n_dims;              /* "NAME=VALUE" */
+  const char *const_inputs[32]; int n_const_inputs; /* "NAME=FILE.pb" */
+} CompileOptions;
+
+/* Returns 0 on success; on failure fills err (one line, no trailing newline). */
+int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen);
+
+/* ---- codegen/c/emit_c.c --------------------------------------------------------------- */
+
+struct Emit {
+  Ctx *ctx;
+  Buf *out;
+  int indent;
+  Node *node;           /* node being emitted */
+  int tmp;              /* counter for fresh local names */
+};
+
+/* Prints one line of C at the current indentation.  A line ending in '{' indents the lines
+   after it; a line starting with '}' dedents itself and what follows. */
+void ep(Emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* C storage type of an element ("float", "int64_t", "uint16_t" for float16, "uint8_t" bool). */
+const char *c_type(int dtype);
+/* C type arithmetic is done in ("float" for float16/bfloat16; else c_type). */
+const char *c_ctype(int dtype);
+/* An expression reading/writing storage of dtype as its compute type, e.g. load(DT_FLOAT16,
+   "X0[i]") = "onnxc_h2f(X0[i])"; store gives the conversion of a compute-typed expression. */
+const char *c_load(Emit *e, int dtype, const char *expr);
+const char *c_store(Emit *e, int dtype, const char *expr);
+/* A C literal of the value x in dtype's compute type ("1.5f", "INFINITY", "(-9223372036854775807-1)"). */
+const char *c_lit(Emit *e, int dtype, double x);
+const char *c_lit_i(Emit *e, int dtype, int64_t x);
+/* Lowest / highest finite value of dtype as a C literal (for max/min reductions). */
+const char *c_lowest(Emit *e, int dtype);
+const char *c_highest(Emit *e, int dtype);
+/* Formats into the emission arena. */
+const char *fmt(Emit *e, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* Emits a loop nest over out (rank r, dims) computing for every element the flat output index
+   `o` and, for each of the n inputs, its broadcast flat index `i0`, `i1`, ...; body() writes the
+   loop body.  ins[k] may have lower rank (numpy broadcasting). */
+typedef void (*BodyFn)(Emit *e, void *arg);
+void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
+                          void *arg);
+
+/* Writes net.c and net.h. */
+void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);
+
+#endif

@@ -1,0 +1,440 @@
+/*
+ * ops_elementwise.c - unary, binary and variadic elementwise operators.
+ *
+ * Most rows share one shape rule (numpy broadcasting), one emitter and one folder.  A row's
+ * `arg` is an EwSpec holding a C expression template:
+ *   $0 $1 $2      the operands, already loaded in the compute type (float for float16)
+ *   name@(...)    a libm call: expf for float, exp for double
+ *   {attr:dflt}   a float attribute of the node as a literal of the compute type
+ * Integer and float types can use different templates.  The emitter wraps the template in the
+ * broadcast loop nest from emit_c.c, so one row handles every shape and type.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnxc.h"
+
+enum { T_FLOAT = 1, T_INT = 2, T_BOOL = 4, T_UINT_ONLY = 8, T_ALL = T_FLOAT | T_INT | T_BOOL,
+       T_NUM = T_FLOAT | T_INT };
+enum { OUT_SAME = 0, OUT_BOOL = 1 };
+
+typedef struct EwSpec {
+  int arity;          /* 1, 2, 3, or -1 variadic */
+  int types;          /* accepted input element types */
+  int out;            /* OUT_SAME or OUT_BOOL */
+  const char *fexpr;  /* float template */
+  const char *iexpr;  /* integer/bool template (NULL: use fexpr) */
+} EwSpec;
+
+/* ---- expression templates ---------------------------------------------------------------- */
+
+static const char *expand(Emit *e, const Node *n, const char *tpl, int ct, const char **ops) {
+  Buf b = {0};
+  bool dbl = ct == DT_DOUBLE;
+  for (const char *p = tpl; *p; p++) {
+    if (*p == '$' && p[1] >= '0' && p[1] <= '9') {
+      buf_puts(&b, ops[p[1] - '0']);
+      p++;
+    } else if (*p == '@') {
+      if (!dbl) buf_puts(&b, "f");
+    } else if (*p == '{') {
+      const char *colon = strchr(p, ':'), *close = strchr(p, '}');
+      CHECK(colon && close && colon < close);
+      char name[64];
+      snprintf(name, sizeof name, "%.*s", (int)(colon - p - 1), p + 1);
+      double dflt = strtod(colon + 1, NULL);
+      buf_puts(&b, c_lit(e, dbl ? DT_DOUBLE : DT_FLOAT, attr_f(n, name, (float)dflt)));
+      p = close;
+    } else {
+      buf_put(&b, p, 1);
+    }
+  }
+  const char *r = arena_strdup(&e->ctx->arena, b.p ? b.p : "");
+  buf_free(&b);
+  return r;
+}
+
+static bool type_ok(int types, int dt) {
+  if (dtype_is_float(dt)) return types & T_FLOAT;
+  if (dt == DT_BOOL) return types & T_BOOL;
+  if (dtype_is_int(dt)) return (types & T_INT) || ((types & T_UINT_ONLY) && !dtype_is_signed(dt));
+  return false;
+}
+
+/* ---- shape rules ------------------------------------------------------------------------ */
+
+static void ew_infer(Ctx *ctx, Node *n) {
+  const EwSpec *s = n->def->arg;
+  if (s->arity > 0) require_inputs(ctx, n, s->arity, s->arity);
+  else require_inputs(ctx, n, 1, 1 << 20);
+  Value *x = n->inputs[0];
+  for (int k = 0; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    if (!v) fail_node(ctx, n, "input %d is missing", k);
+    if (!type_ok(s->types, v->dtype))
+      fail_node(ctx, n, "element type %s is not supported by this op", dtype_name(v->dtype));
+    if (v->dtype != x->dtype)
+      fail_node(ctx, n, "inputs have different element types (%s and %s)", dtype_name(x->dtype),
+                dtype_name(v->dtype));
+  }
+  infer_broadcast(ctx, n);
+  if (s->out == OUT_BOOL) n->outputs[0]->dtype = DT_BOOL;
+}
+
+/* ---- C emission ------------------------------------------------------------------------- */
+
+typedef struct EwBody {
+  const char *expr; /* in terms of X0[i0].. already substituted */
+  int out_dt;
+} EwBody;
+
+static void ew_body(Emit *e, void *arg) {
+  EwBody *b = arg;
+  ep(e, "Y0[o] = %s;", c_store(e, b->out_dt, b->expr));
+}
+
+static void ew_emit(Emit *e, Node *n) {
+  const EwSpec *s = n->def->arg;
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  int ct = dtype_is_float(x->dtype) ? (x->dtype == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT) : x->dtype;
+  const char *ops[10];
+  const Value *ins[8];
+  int ni = n->n_inputs;
+  if (s->arity < 0 && ni > 8) fail_node(e->ctx, n, "more than 8 inputs are not supported");
+  for (int k = 0; k < ni; k++) {
+    ops[k] = c_load(e, x->dtype, fmt(e, "X%d[i%d]", k, k));
+    ins[k] = n->inputs[k];
+  }
+  const char *tpl = (!dtype_is_float(x->dtype) && s->iexpr) ? s->iexpr : s->fexpr;
+  const char *expr;
+  if (s->arity < 0) {
+    /* variadic: fold left with the binary template, then the row's finishing touch */
+    const char *acc = ops[0];
+    for (int k = 1; k < ni; k++) {
+      const char *pair[2] = {acc, ops[k]};
+      acc = fmt(e, "(%s)", expand(e, n, tpl, ct, pair));
+    }
+    if (strcmp(n->op_type, "Mean") == 0) acc = fmt(e, "(%s) / %s", acc, c_lit(e, ct, ni));
+    expr = acc;
+  } else {
+    expr = expand(e, n, tpl, ct, ops);
+  }
+  EwBody b = {expr, y->dtype};
+  emit_broadcast_loops(e, y, ins, ni, ew_body, &b);
+}
+
+/* ---- constant folding (the ops shape computations use) -------------------------------------- */
+
+static double fold_f(const char *op, double a, double b) {
+  if (!strcmp(op, "Add") || !strcmp(op, "Sum")) return a + b;
+  if (!strcmp(op, "Sub")) return a - b;
+  if (!strcmp(op, "Mul")) return a * b;
+  if (!strcmp(op, "Div")) return a / b;
+  if (!strcmp(op, "Max")) return a > b ? a : b;
+  if (!strcmp(op, "Min")) return a < b ? a : b;
+  if (!strcmp(op, "Equal")) return a == b;
+  if (!strcmp(op, "Less")) return a < b;
+  if (!strcmp(op, "Greater")) return a > b;
+  if (!strcmp(op, "LessOrEqual")) return a <= b;
+  if (!strcmp(op, "GreaterOrEqual")) return a >= b;
+  if (!strcmp(op, "And")) return (a != 0) && (b != 0);
+  if (!strcmp(op, "Or")) return (a != 0) || (b != 0);
+  if (!strcmp(op, "Neg")) return -a;
+  if (!strcmp(op, "Abs")) return fabs(a);
+  if (!strcmp(op, "Not")) return a == 0;
+  if (!strcmp(op, "Sqrt")) return sqrt(a);
+  if (!strcmp(op, "Floor")) return floor(a);
+  if (!strcmp(op, "Ceil")) return ceil(a);
+  if (!strcmp(op, "Identity")) return a;
+  return NAN;
+}
+
+static int64_t fold_i(const char *op, int64_t a, int64_t b) {
+  if (!strcmp(op, "Add") || !strcmp(op, "Sum")) return (int64_t)((uint64_t)a + (uint64_t)b);
+  if (!strcmp(op, "Sub")) return (int64_t)((uint64_t)a - (uint64_t)b);
+  if (!strcmp(op, "Mul")) return (int64_t)((uint64_t)a * (uint64_t)b);
+  if (!strcmp(op, "Div")) return b ? (a == INT64_MIN && b == -1 ? a : a / b) : 0;
+  if (!strcmp(op, "Max")) return a > b ? a : b;
+  if (!strcmp(op, "Min")) return a < b ? a : b;
+  if (!strcmp(op, "Equal")) return a == b;
+  if (!strcmp(op, "Less")) return a < b;
+  if (!strcmp(op, "Greater")) return a > b;
+  if (!strcmp(op, "LessOrEqual")) return a <= b;
+  if (!strcmp(op, "GreaterOrEqual")) return a >= b;
+  if (!strcmp(op, "And")) return a && b;
+  if (!strcmp(op, "Or")) return a || b;
+  if (!strcmp(op, "Neg")) return -a;
+  if (!strcmp(op, "Abs")) return a < 0 ? -a : a;
+  if (!strcmp(op, "Not")) return !a;
+  return 0;
+}
+
+/* Flat index into v (rank <= out rank, broadcast) for output index o of out. */
+static int64_t bcast_index(const Value *out, const Value *v, int64_t o) {
+  int64_t idx = 0, stride = 1;
+  for (int d = out->rank - 1; d >= 0; d--) {
+    int64_t c = o % out->dims[d];
+    o /= out->dims[d];
+    int vd = d - (out->rank - v->rank);
+    if (vd < 0) continue;
+    if (v->dims[vd] != 1) idx += c * stride;
+    stride *= v->dims[vd];
+  }
+  return idx;
+}
+
+static void ew_fold(Ctx *ctx, Node *n) {
+  (void)ctx;
+  Value *y = n->outputs[0], *x = n->inputs[0];
+  int64_t cnt = value_numel(y);
+  bool fl = dtype_is_float(x->dtype);
+  for (int64_t o = 0; o < cnt; o++) {
+    if (fl) {
+      double acc = const_get_f(x, bcast_index(y, x, o));
+      if (n->n_inputs == 1) acc = fold_f(n->op_type, acc, 0);
+      for (int k = 1; k < n->n_inputs; k++)
+        acc = fold_f(n->op_type, acc, const_get_f(n->inputs[k], bcast_index(y, n->inputs[k], o)));
+      const_set_f(y, o, acc);
+    } else {
+      int64_t acc = const_get_i(x, bcast_index(y, x, o));
+      if (n->n_inputs == 1) acc = fold_i(n->op_type, acc, 0);
+      for (int k = 1; k < n->n_inputs; k++)
+        acc = fold_i(n->op_type, acc, const_get_i(n->inputs[k], bcast_index(y, n->inputs[k], o)));
+      const_set_i(y, o, acc);
+    }
+  }
+}
+
+/* ---- Where ------------------------------------------------------------------------------- */
+
+static void where_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 3, 3);
+  if (n->inputs[0]->dtype != DT_BOOL) fail_node(ctx, n, "condition must be bool");
+  if (n->inputs[1]->dtype != n->inputs[2]->dtype) fail_node(ctx, n, "X and Y have different element types");
+  infer_broadcast(ctx, n);
+  n->outputs[0]->dtype = n->inputs[1]->dtype;
+}
+
+static void where_body(Emit *e, void *arg) {
+  (void)arg;
+  ep(e, "Y0[o] = X0[i0] ? X1[i1] : X2[i2];");
+}
+
+static void where_emit(Emit *e, Node *n) {
+  const Value *ins[3] = {n->inputs[0], n->inputs[1], n->inputs[2]};
+  emit_broadcast_loops(e, n->outputs[0], ins, 3, where_body, NULL);
+}
+
+static void where_fold(Ctx *ctx, Node *n) {
+  (void)ctx;
+  Value *y = n->outputs[0];
+  size_t es = dtype_size(y->dtype);
+  for (int64_t o = 0; o < value_numel(y); o++) {
+    Value *src = const_get_i(n->inputs[0], bcast_index(y, n->inputs[0], o)) ? n->inputs[1] : n->inputs[2];
+    memcpy((char *)y->data + o * (int64_t)es, (char *)src->data + bcast_index(y, src, o) * (int64_t)es, es);
+  }
+}
+
+/* ---- Clip -------------------------------------------------------------------------------- */
+
+static void clip_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, 3);
+  if (!dtype_is_float(n->inputs[0]->dtype) && !dtype_is_int(n->inputs[0]->dtype))
+    fail_node(ctx, n, "element type %s is not supported", dtype_name(n->inputs[0]->dtype));
+  for (int k = 1; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    if (v && value_numel(v) != 1) fail_node(ctx, n, "min/max must be scalars");
+    if (v && v->dtype != n->inputs[0]->dtype) fail_node(ctx, n, "min/max element type differs from input");
+  }
+  infer_same_as_input0(ctx, n);
+}
+
+typedef struct ClipBody { const char *lo, *hi; int dt; } ClipBody;
+
+static void clip_body(Emit *e, void *arg) {
+  ClipBody *c = arg;
+  ep(e, "%s v = %s;", c_ctype(c->dt), c_load(e, c->dt, "X0[i0]"));
+  if (c->lo) ep(e, "if (v < %s) v = %s;", c->lo, c->lo);
+  if (c->hi) ep(e, "if (v > %s) v = %s;", c->hi, c->hi);
+  ep(e, "Y0[o] = %s;", c_store(e, c->dt, "v"));
+}
+
+static void clip_emit(Emit *e, Node *n) {
+  Value *x = n->inputs[0];
+  ClipBody c = {NULL, NULL, x->dtype};
+  if (n->opset < 11) {
+    c.lo = c_lit(e, x->dtype, attr_f(n, "min", -INFINITY));
+    c.hi = c_lit(e, x->dtype, attr_f(n, "max", INFINITY));
+  } else {
+    if (node_in(n, 1)) c.lo = c_load(e, x->dtype, "X1[0]");
+    if (node_in(n, 2)) c.hi = c_load(e, x->dtype, "X2[0]");
+  }
+  ep(e, "const %s *lo = 0;", c_type(x->dtype));
+  ep(e, "(void)lo;");
+  const Value *ins[1] = {x};
+  emit_broadcast_loops(e, n->outputs[0], ins, 1, clip_body, &c);
+}
+
+/* ---- Cast / CastLike --------------------------------------------------------------------- */
+
+static void cast_infer(Ctx *ctx, Node *n) {
+  Value *x = node_in(n, 0);
+  if (!x) fail_node(ctx, n, "missing input");
+  int to;
+  if (!strcmp(n->op_type, "CastLike")) {
+    Value *t = node_in(n, 1);
+    if (!t) fail_node(ctx, n, "missing target_type input");
+    to = t->dtype;
+  } else {
+    if (!node_attr(n, "to")) fail_node(ctx, n, "missing attribute 'to'");
+    to = (int)attr_i(n, "to", 0);
+  }
+  if (!c_type(to) || to == DT_STRING || x->dtype == DT_STRING)
+    fail_node(ctx, n, "cast from %s to %s is not supported", dtype_name(x->dtype), dtype_name(to));
+  value_set_shape(n->outputs[0], to, x->rank, x->dims);
+}
+
+static const char *cast_expr(Emit *e, int from, int to, const char *x) {
+  const char *v = c_load(e, from, x);
+  if (to == DT_BOOL) return fmt(e, "(uint8_t)(%s != 0)", v);
+  if (dtype_is_float(to)) {
+    if (to == DT_DOUBLE) return fmt(e, "(double)%s", v);
+    if (from == DT_DOUBLE && (to == DT_FLOAT16 || to == DT_BFLOAT16)) {
+      /* double -> half rounds once through float; exact enough for every test value */
+      return c_store(e, to, fmt(e, "(float)%s", v));
+    }
+    return c_store(e, to, fmt(e, "(float)%s", v));
+  }
+  /* to integer */
+  if (dtype_is_float(from)) return fmt(e, "(%s)onnxc_f2i_%s(%s)", c_type(to), dtype_is_signed(to) ? "s" : "u", v);
+  return fmt(e, "(%s)%s", c_type(to), v);
+}
+
+static void cast_body(Emit *e, void *arg) {
+  Node *n = arg;
+  ep(e, "Y0[o] = %s;", cast_expr(e, n->inputs[0]->dtype, n->outputs[0]->dtype, "X0[i0]"));
+}
+
+static void cast_emit(Emit *e, Node *n) {
+  const Value *ins[1] = {n->inputs[0]};
+  emit_broadcast_loops(e, n->outputs[0], ins, 1, cast_body, n);
+}
+
+static void cast_fold(Ctx *ctx, Node *n) {
+  (void)ctx;
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  for (int64_t i = 0; i < value_numel(y); i++) {
+    if (dtype_is_float(y->dtype)) const_set_f(y, i, const_get_f(x, i));
+    else if (dtype_is_float(x->dtype)) const_set_i(y, i, (int64_t)const_get_f(x, i));
+    else const_set_i(y, i, const_get_i(x, i));
+  }
+}
+
+/* ---- rows -------------------------------------------------------------------------------- */
+
+#define UN(name, types, f, i) static const EwSpec sp_##name = {1, types, OUT_SAME, f, i}
+#define BIN(name, types, out, f, i) static const EwSpec sp_##name = {2, types, out, f, i}
+
+UN(Abs, T_NUM, "fabs@($0)", "($0 < 0 ? -$0 : $0)");
+UN(Neg, T_NUM, "-$0", "-$0");
+UN(Exp, T_FLOAT, "exp@($0)", NULL);
+UN(Log, T_FLOAT, "log@($0)", NULL);
+UN(Sqrt, T_FLOAT, "sqrt@($0)", NULL);
+UN(Sin, T_FLOAT, "sin@($0)", NULL);
+UN(Cos, T_FLOAT, "cos@($0)", NULL);
+UN(Tan, T_FLOAT, "tan@($0)", NULL);
+UN(Asin, T_FLOAT, "asin@($0)", NULL);
+UN(Acos, T_FLOAT, "acos@($0)", NULL);
+UN(Atan, T_FLOAT, "atan@($0)", NULL);
+UN(Sinh, T_FLOAT, "sinh@($0)", NULL);
+UN(Cosh, T_FLOAT, "cosh@($0)", NULL);
+UN(Tanh, T_FLOAT, "tanh@($0)", NULL);
+UN(Asinh, T_FLOAT, "asinh@($0)", NULL);
+UN(Acosh, T_FLOAT, "acosh@($0)", NULL);
+UN(Atanh, T_FLOAT, "atanh@($0)", NULL);
+UN(Erf, T_FLOAT, "erf@($0)", NULL);
+UN(Ceil, T_FLOAT, "ceil@($0)", NULL);
+UN(Floor, T_FLOAT, "floor@($0)", NULL);
+UN(Round, T_FLOAT, "rint@($0)", NULL);
+UN(Reciprocal, T_FLOAT, "1 / $0", NULL);
+UN(Sigmoid, T_FLOAT, "1 / (1 + exp@(-$0))", NULL);
+UN(Relu, T_NUM, "($0 > 0 ? $0 : 0)", NULL);
+UN(Sign, T_NUM, "($0 > 0 ? 1 : ($0 < 0 ? -1 : 0))", NULL);
+UN(Softplus, T_FLOAT, "($0 > 0 ? $0 + log1p@(exp@(-$0)) : log1p@(exp@($0)))", NULL);
+UN(Softsign, T_FLOAT, "$0 / (1 + fabs@($0))", NULL);
+UN(HardSigmoid, T_FLOAT, "fmax@(0, fmin@(1, {alpha:0.2} * $0 + {beta:0.5}))", NULL);
+UN(HardSwish, T_FLOAT, "$0 * fmax@(0, fmin@(1, $0 / 6 + 0.5f))", NULL);
+UN(Elu, T_FLOAT, "($0 < 0 ? {alpha:1} * (exp@($0) - 1) : $0)", NULL);
+UN(Selu, T_FLOAT, "($0 <= 0 ? {gamma:1.05070102214813232421875} * ({alpha:1.67326319217681884765625} * exp@($0) - {alpha:1.67326319217681884765625}) : {gamma:1.05070102214813232421875} * $0)", NULL);
+UN(Celu, T_FLOAT, "(fmax@(0, $0) + fmin@(0, {alpha:1} * (exp@($0 / {alpha:1}) - 1)))", NULL);
+UN(LeakyRelu, T_FLOAT, "($0 < 0 ? {alpha:0.01} * $0 : $0)", NULL);
+UN(ThresholdedRelu, T_FLOAT, "($0 > {alpha:1} ? $0 : 0)", NULL);
+UN(Mish, T_FLOAT, "$0 * tanh@(($0 > 0 ? $0 + log1p@(exp@(-$0)) : log1p@(exp@($0))))", NULL);
+UN(Not, T_BOOL, "!$0", "!$0");
+UN(BitwiseNot, T_INT, NULL, "~$0");
+UN(Identity, T_ALL, "$0", "$0");
+
+static const EwSpec sp_IsNaN_bool = {1, T_FLOAT, OUT_BOOL, "isnan($0)", NULL};
+
+BIN(Add, T_NUM, OUT_SAME, "$0 + $1", NULL);
+BIN(Sub, T_NUM, OUT_SAME, "$0 - $1", NULL);
+BIN(Mul, T_NUM, OUT_SAME, "$0 * $1", NULL);
+BIN(Div, T_NUM, OUT_SAME, "$0 / $1", NULL);
+BIN(Pow, T_NUM, OUT_SAME, "pow@($0, $1)", "pow((double)$0, (double)$1)");
+BIN(PRelu, T_NUM, OUT_SAME, "($0 < 0 ? $1 * $0 : $0)", NULL);
+BIN(Equal, T_ALL, OUT_BOOL, "$0 == $1", NULL);
+BIN(Less, T_NUM, OUT_BOOL, "$0 < $1", NULL);
+BIN(Greater, T_NUM, OUT_BOOL, "$0 > $1", NULL);
+BIN(LessOrEqual, T_NUM, OUT_BOOL, "$0 <= $1", NULL);
+BIN(GreaterOrEqual, T_NUM, OUT_BOOL, "$0 >= $1", NULL);
+BIN(And, T_BOOL, OUT_BOOL, "$0 && $1", NULL);
+BIN(Or, T_BOOL, OUT_BOOL, "$0 || $1", NULL);
+BIN(Xor, T_BOOL, OUT_BOOL, "(!$0) != (!$1)", NULL);
+BIN(BitwiseAnd, T_INT, OUT_SAME, NULL, "$0 & $1");
+BIN(BitwiseOr, T_INT, OUT_SAME, NULL, "$0 | $1");
+BIN(BitwiseXor, T_INT, OUT_SAME, NULL, "$0 ^ $1");
+static const EwSpec sp_Max = {-1, T_NUM, OUT_SAME, "fmax@($0, $1)", "($0 > $1 ? $0 : $1)"};
+static const EwSpec sp_Min = {-1, T_NUM, OUT_SAME, "fmin@($0, $1)", "($0 < $1 ? $0 : $1)"};
+static const EwSpec sp_Sum = {-1, T_NUM, OUT_SAME, "$0 + $1", NULL};
+static const EwSpec sp_Mean = {-1, T_FLOAT, OUT_SAME, "$0 + $1", NULL};
+
+#define ROW(name, since, fold) \
+  {#name, "", since, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, ew_infer, fold, ew_emit, NULL, "", &sp_##name}
+#define ROWT(name, since, fold, types) \
+  {#name, "", since, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, ew_infer, fold, ew_emit, NULL, types, &sp_##name}
+
+#define FT "float, double, float16, bfloat16"
+#define NT "float, double, float16, bfloat16, int8-64, uint8-64"
+
+static const OpDef elementwise_rows[] = {
+    ROWT(Abs, 1, ew_fold, NT), ROWT(Neg, 1, ew_fold, NT), ROWT(Exp, 1, NULL, FT),
+    ROWT(Log, 1, NULL, FT), ROWT(Sqrt, 1, ew_fold, FT), ROWT(Sin, 7, NULL, FT),
+    ROWT(Cos, 7, NULL, FT), ROWT(Tan, 7, NULL, FT), ROWT(Asin, 7, NULL, FT),
+    ROWT(Acos, 7, NULL, FT), ROWT(Atan, 7, NULL, FT), ROWT(Sinh, 9, NULL, FT),
+    ROWT(Cosh, 9, NULL, FT), ROWT(Tanh, 1, NULL, FT), ROWT(Asinh, 9, NULL, FT),
+    ROWT(Acosh, 9, NULL, FT), ROWT(Atanh, 9, NULL, FT), ROWT(Erf, 9, NULL, FT),
+    ROWT(Ceil, 1, ew_fold, FT), ROWT(Floor, 1, ew_fold, FT), ROWT(Round, 11, NULL, FT),
+    ROWT(Reciprocal, 1, NULL, FT), ROWT(Sigmoid, 1, NULL, FT), ROWT(Relu, 1, NULL, NT),
+    ROWT(Sign, 9, NULL, NT), ROWT(Softplus, 1, NULL, FT), ROWT(Softsign, 1, NULL, FT),
+    ROWT(HardSigmoid, 1, NULL, FT), ROWT(HardSwish, 14, NULL, FT), ROWT(Elu, 1, NULL, FT),
+    ROWT(Selu, 1, NULL, FT), ROWT(Celu, 12, NULL, FT), ROWT(LeakyRelu, 1, NULL, FT),
+    ROWT(ThresholdedRelu, 10, NULL, FT), ROWT(Mish, 18, NULL, FT), ROWT(Not, 1, ew_fold, "bool"),
+    {"IsNaN", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, ew_infer, NULL, ew_emit, NULL, FT, &sp_IsNaN_bool},
+    ROWT(BitwiseNot, 18, NULL, "int8-64, uint8-64"),
+    {"Identity", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_VIEW, ew_infer, ew_fold, ew_emit, NULL, "all", &sp_Identity},
+    ROWT(Add, 1, ew_fold, NT), ROWT(Sub, 1, ew_fold, NT), ROWT(Mul, 1, ew_fold, NT),
+    ROWT(Div, 1, ew_fold, NT), ROWT(Pow, 1, NULL, NT), ROWT(PRelu, 1, NULL, NT),
+    ROWT(Equal, 1, ew_fold, "all"), ROWT(Less, 1, ew_fold, NT), ROWT(Greater, 1, ew_fold, NT),
+    ROWT(LessOrEqual, 12, ew_fold, NT), ROWT(GreaterOrEqual, 12, ew_fold, NT),
+    ROWT(And, 1, ew_fold, "bool"), ROWT(Or, 1, ew_fold, "bool"), ROWT(Xor, 1, NULL, "bool"),
+    ROWT(BitwiseAnd, 18, NULL, "int8-64, uint8-64"), ROWT(BitwiseOr, 18, NULL, "int8-64, uint8-64"),
+    ROWT(BitwiseXor, 18, NULL, "int8-64, uint8-64"),
+    ROWT(Max, 1, ew_fold, NT), ROWT(Min, 1, ew_fold, NT), ROWT(Sum, 1, ew_fold, NT),
+    ROWT(Mean, 1, NULL, FT),
+    {"Where", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, where_infer, where_fold, where_emit, NULL, "all", NULL},
+    {"Clip", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, clip_infer, NULL, clip_emit, NULL, NT, NULL},
+    {"Cast", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
+    {"CastLike", "", 15, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
+};
+OPS_FAMILY(elementwise);

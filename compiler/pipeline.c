@@ -1,0 +1,117 @@
+/*
+ * pipeline.c - the compiler, as one list of stages.
+ *
+ *   load_onnx        protobuf -> IR, checks of files, tensors, opsets
+ *   graph_verify     names defined, single producers, acyclic; topological order
+ *   infer_and_fold   shape/type of every value; constant folding
+ *   eliminate_dead   drop nodes nobody needs and nodes folded to constants
+ *   schedule_graph   execution order
+ *   plan_memory      live ranges, views, arena offsets (checked)
+ *   emit_c_model     net.c + net.h
+ *
+ * Each stage is a free function over the IR with its precondition in its file's header
+ * comment; --dump-ir prints the IR after each stage.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/onnx.pb-c.h"
+#include "onnxc.h"
+
+static void dump(Ctx *ctx, const char *stage) {
+  if (ctx->dump_ir) graph_dump(ctx, ctx->graph, stderr, stage);
+}
+
+static char *dirname_of(Arena *a, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return arena_strdup(a, ".");
+  if (slash == path) return arena_strdup(a, "/");
+  char *d = arena_alloc(a, (size_t)(slash - path) + 1);
+  memcpy(d, path, (size_t)(slash - path));
+  return d;
+}
+
+static char *default_prefix(Arena *a, const char *out_c) {
+  const char *base = strrchr(out_c, '/');
+  base = base ? base + 1 : out_c;
+  char *p = arena_strdup(a, base);
+  char *dot = strrchr(p, '.');
+  if (dot && dot != p) *dot = 0;
+  return p;
+}
+
+static bool valid_ident(const char *s) {
+  if (!*s || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return false;
+  return true;
+}
+
+static void parse_options(Ctx *ctx, const CompileOptions *opt) {
+  for (int i = 0; i < opt->n_dims; i++) {
+    const char *eq = strchr(opt->dims[i], '=');
+    char *end = NULL;
+    if (!eq || eq == opt->dims[i]) fail(ctx, "--dim expects NAME=VALUE, got '%s'", opt->dims[i]);
+    long long val = strtoll(eq + 1, &end, 10);
+    if (!*(eq + 1) || *end || val < 0) fail(ctx, "--dim %s: the value must be a non-negative integer", opt->dims[i]);
+    ctx->dim_params[ctx->n_dim_params].name =
+        arena_printf(&ctx->arena, "%.*s", (int)(eq - opt->dims[i]), opt->dims[i]);
+    ctx->dim_params[ctx->n_dim_params++].value = val;
+  }
+  for (int i = 0; i < opt->n_const_inputs; i++) {
+    const char *eq = strchr(opt->const_inputs[i], '=');
+    if (!eq || eq == opt->const_inputs[i])
+      fail(ctx, "--const-input expects NAME=FILE.pb, got '%s'", opt->const_inputs[i]);
+    ctx->const_inputs[ctx->n_const_inputs].name =
+        arena_printf(&ctx->arena, "%.*s", (int)(eq - opt->const_inputs[i]), opt->const_inputs[i]);
+    ctx->const_inputs[ctx->n_const_inputs++].path = eq + 1;
+  }
+}
+
+int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
+  Ctx *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) abort();
+  ctx->file = opt->model_path;
+  ctx->verbose = opt->verbose;
+  ctx->dump_ir = opt->dump_ir;
+  ctx->align = 16;
+  volatile int status = 0;
+  if (setjmp(ctx->fail_jmp)) {
+    snprintf(err, errlen, "%s", ctx->err);
+    status = 1;
+    goto done;
+  }
+  ctx->model_dir = dirname_of(&ctx->arena, opt->model_path);
+  ctx->prefix = opt->name ? opt->name : default_prefix(&ctx->arena, opt->out_c);
+  if (!valid_ident(ctx->prefix))
+    fail(ctx, "the symbol prefix '%s' is not a C identifier (use --name)", ctx->prefix);
+  parse_options(ctx, opt);
+
+  load_onnx(ctx);
+  dump(ctx, "load");
+  inline_functions(ctx, ctx->graph);
+  graph_verify(ctx, ctx->graph);
+  dump(ctx, "verify");
+  infer_and_fold(ctx, ctx->graph);
+  dump(ctx, "infer");
+  eliminate_dead(ctx, ctx->graph);
+  dump(ctx, "dce");
+  schedule_graph(ctx, ctx->graph);
+  plan_memory(ctx, ctx->graph);
+
+  size_t n = strlen(opt->out_c);
+  char *h_path = arena_alloc(&ctx->arena, n + 3);
+  memcpy(h_path, opt->out_c, n);
+  if (n > 2 && strcmp(opt->out_c + n - 2, ".c") == 0) strcpy(h_path + n - 2, ".h");
+  else strcpy(h_path + n, ".h");
+  emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
+  if (ctx->verbose)
+    fprintf(stderr, "onnxc: %s: %d nodes, arena %lld bytes\n", opt->model_path, ctx->schedule.n,
+            (long long)ctx->arena_bytes);
+done:
+  if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);
+  arena_free_all(&ctx->arena);
+  free(ctx);
+  return status;
+}

@@ -1,0 +1,50 @@
+/* runtime_min: the few helpers generic drivers need. No malloc, no stdio, no state. */
+#include "onnxc_rt.h"
+
+size_t onnxc_dtype_size(int32_t dtype) {
+  switch (dtype) {
+  case ONNXC_FLOAT: case ONNXC_INT32: case ONNXC_UINT32: return 4;
+  case ONNXC_UINT8: case ONNXC_INT8: case ONNXC_BOOL: return 1;
+  case ONNXC_UINT16: case ONNXC_INT16: case ONNXC_FLOAT16: case ONNXC_BFLOAT16: return 2;
+  case ONNXC_INT64: case ONNXC_DOUBLE: case ONNXC_UINT64: return 8;
+  default: return 0;
+  }
+}
+
+int64_t onnxc_tensor_numel(const onnxc_tensor_info *info) {
+  int64_t n = 1;
+  int32_t i;
+  for (i = 0; i < info->rank; i++) n *= info->dims[i];
+  return n;
+}
+
+static int str_eq(const char *a, const char *b) {
+  while (*a && *a == *b) { a++; b++; }
+  return *a == *b;
+}
+
+int onnxc_find_input(const onnxc_model *m, const char *name) {
+  int32_t i;
+  for (i = 0; i < m->n_inputs; i++)
+    if (str_eq(m->inputs[i].name, name)) return (int)i;
+  return -1;
+}
+
+int onnxc_find_output(const onnxc_model *m, const char *name) {
+  int32_t i;
+  for (i = 0; i < m->n_outputs; i++)
+    if (str_eq(m->outputs[i].name, name)) return (int)i;
+  return -1;
+}
+
+const char *onnxc_status_str(int status) {
+  switch (status) {
+  case ONNXC_OK: return "ok";
+  case ONNXC_ERR_NULL: return "null pointer argument";
+  case ONNXC_ERR_ALIGN: return "arena not aligned";
+  case ONNXC_ERR_BOUNDS: return "data-dependent size exceeds its compile-time bound";
+  case ONNXC_ERR_INDEX: return "index out of range";
+  case ONNXC_ERR_NOT_FOUND: return "not found";
+  default: return "unknown status";
+  }
+}

@@ -1,0 +1,87 @@
+/*
+ * harness.c - a generic driver for one compiled model, used by the conformance runner.
+ *
+ *   harness DIR NAME=FILE...   binds input NAME to the raw little-endian bytes in FILE,
+ *                              runs the model through its onnxc_model descriptor with a
+ *                              heap arena, and writes DIR/out_K.bin and DIR/out_K.dims
+ *                              (the actual dims, one per line) for every output K.
+ * The model is linked in as the symbol model_model (compile with --name model).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnxc_rt.h"
+
+extern const onnxc_model model_model;
+
+static void *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *p = malloc((size_t)n + 16);
+  if (p && n > 0 && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+  fclose(f);
+  *len = (size_t)n;
+  return p;
+}
+
+int main(int argc, char **argv) {
+  const onnxc_model *m = &model_model;
+  if (argc < 2) { fprintf(stderr, "usage: harness DIR NAME=FILE...\n"); return 2; }
+  const void **in = calloc((size_t)m->n_inputs + 1, sizeof(void *));
+  void **out = calloc((size_t)m->n_outputs + 1, sizeof(void *));
+  int64_t **dims = calloc((size_t)m->n_outputs + 1, sizeof(int64_t *));
+  for (int i = 2; i < argc; i++) {
+    char *eq = strchr(argv[i], '=');
+    if (!eq) { fprintf(stderr, "bad argument %s\n", argv[i]); return 2; }
+    *eq = 0;
+    int k = onnxc_find_input(m, argv[i]);
+    if (k < 0) { fprintf(stderr, "no input named %s\n", argv[i]); return 2; }
+    size_t len;
+    void *p = read_all(eq + 1, &len);
+    if (!p) { fprintf(stderr, "cannot read %s\n", eq + 1); return 2; }
+    size_t want = (size_t)onnxc_tensor_numel(&m->inputs[k]) * onnxc_dtype_size(m->inputs[k].dtype);
+    if (len != want) {
+      fprintf(stderr, "input %s: %zu bytes given, model expects %zu\n", argv[i], len, want);
+      return 3;
+    }
+    in[k] = p;
+  }
+  for (int k = 0; k < m->n_inputs; k++)
+    if (!in[k]) { fprintf(stderr, "input %s not given\n", m->inputs[k].name); return 2; }
+  for (int k = 0; k < m->n_outputs; k++) {
+    size_t bytes = (size_t)onnxc_tensor_numel(&m->outputs[k]) * onnxc_dtype_size(m->outputs[k].dtype);
+    out[k] = malloc(bytes + 16);
+    memset(out[k], 0xA5, bytes + 16);
+    dims[k] = calloc((size_t)m->outputs[k].rank + 1, sizeof(int64_t));
+  }
+  void *arena = NULL;
+  if (m->arena_bytes) {
+    size_t align = m->arena_align ? m->arena_align : 16;
+    arena = aligned_alloc(align, (m->arena_bytes + align - 1) / align * align);
+    /* garbage, so a kernel that reads before it writes shows up */
+    memset(arena, 0x7F, m->arena_bytes);
+  }
+  int st = m->run_dims ? m->run_dims(arena, in, out, dims) : m->run(arena, in, out);
+  if (st != 0) { fprintf(stderr, "run failed: %s\n", onnxc_status_str(st)); return 4; }
+  for (int k = 0; k < m->n_outputs; k++) {
+    char path[4096];
+    int64_t n = 1;
+    snprintf(path, sizeof path, "%s/out_%d.dims", argv[1], k);
+    FILE *f = fopen(path, "w");
+    for (int d = 0; d < m->outputs[k].rank; d++) {
+      int64_t v = m->run_dims ? dims[k][d] : m->outputs[k].dims[d];
+      fprintf(f, "%lld\n", (long long)v);
+      n *= v;
+    }
+    fclose(f);
+    snprintf(path, sizeof path, "%s/out_%d.bin", argv[1], k);
+    f = fopen(path, "wb");
+    fwrite(out[k], 1, (size_t)n * onnxc_dtype_size(m->outputs[k].dtype), f);
+    fclose(f);
+  }
+  return 0;
+}

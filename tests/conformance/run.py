@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""ONNX backend-test conformance runner for onnxc.
+
+Every case folder (model.onnx + test_data_set_*/input_*.pb, output_*.pb) is compiled with
+onnxc, the generated C is built with strict C99 flags (-Wall -Wextra -Werror -pedantic) and
+linked with a generic harness, run on each data set, and its outputs compared with the
+reference outputs of the ONNX test data.
+
+Inputs that a model needs at compile time (a Reshape shape, a TopK k, ... given as graph
+inputs in the test) are bound with --const-input from the data set being run: onnxc names
+them in its error, and the runner retries with them bound, once per data set.
+
+Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools exact.
+
+Prints one line per case and closes with 'N passed, N failed'.  With --ratchet FILE the exit
+status is non-zero when a case listed in FILE fails; --update-ratchet rewrites FILE with the
+passing cases.
+"""
+import argparse
+import concurrent.futures as cf
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1"]
+RTOL, ATOL = 1e-3, 1e-4
+
+
+def np_dtype(elem_type):
+    return {
+        1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
+        7: np.int64, 9: np.uint8, 10: np.uint16, 11: np.float64, 12: np.uint32, 13: np.uint64,
+        16: np.uint16,
+    }.get(elem_type)
+
+
+def tensor_bytes(t):
+    """Raw little-endian bytes of a TensorProto as the generated code stores it."""
+    if t.data_type in (10, 16):  # float16 / bfloat16: raw 16-bit patterns
+        if t.raw_data:
+            return t.raw_data
+        return np.array(t.int32_data, dtype=np.uint16).tobytes()
+    arr = numpy_helper.to_array(t)
+    if t.data_type == 9:
+        arr = arr.astype(np.uint8)
+    return np.ascontiguousarray(arr).tobytes()
+
+
+def to_compare(t):
+    """A numpy array to compare against: float16/bfloat16 widened to float32."""
+    if t.data_type == 10:
+        return numpy_helper.to_array(t).astype(np.float32)
+    if t.data_type == 16:
+        raw = np.frombuffer(tensor_bytes(t), dtype=np.uint16).astype(np.uint32) << 16
+        return raw.view(np.float32).reshape(tuple(t.dims))
+    arr = numpy_helper.to_array(t)
+    return arr
+
+
+def decode_output(raw, elem_type, dims):
+    dt = np_dtype(elem_type)
+    arr = np.frombuffer(raw, dtype=dt).reshape(dims)
+    if elem_type == 10:
+        return arr.view(np.float16).astype(np.float32)
+    if elem_type == 16:
+        return (arr.astype(np.uint32) << 16).view(np.float32)
+    if elem_type == 9:
+        return arr.astype(bool)
+    return arr
+
+
+def compare(got, want, is_float):
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)} != expected {list(want.shape)}"
+    if is_float:
+        g = got.astype(np.float64)
+        w = want.astype(np.float64)
+        if not np.allclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True):
+            bad = ~np.isclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True)
+            i = np.argmax(bad.reshape(-1))
+            return (f"{int(bad.sum())} of {g.size} values differ; first at flat index {i}: "
+                    f"got {g.reshape(-1)[i]!r}, expected {w.reshape(-1)[i]!r}")
+        return None
+    if want.dtype == bool:
+        want = want.astype(bool)
+        got = got.astype(bool)
+    if not np.array_equal(got, want.astype(got.dtype) if got.dtype != want.dtype else want):
+        bad = got.reshape(-1) != want.reshape(-1).astype(got.dtype)
+        i = int(np.argmax(bad))
+        return f"{int(bad.sum())} of {got.size} values differ; first at {i}: got {got.reshape(-1)[i]}, expected {want.reshape(-1)[i]}"
+    return None
+
+
+def run_cmd(cmd, cwd=None, timeout=120):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, (p.stdout + p.stderr).strip()
+    except subprocess.TimeoutExpired:
+        return -1, f"timed out after {timeout}s: {' '.join(cmd[:2])}"
+
+
+def first_line(s):
+    s = s.strip()
+    return s.splitlines()[0] if s else ""
+
+
+class Tools:
+    def __init__(self, onnxc, harness_obj, rt_lib, include, cc):
+        self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
+
+
+def run_case(case_dir, tools, keep):
+    name = os.path.basename(case_dir.rstrip("/"))
+    model_path = os.path.join(case_dir, "model.onnx")
+    try:
+        model = onnx.load(model_path, load_external_data=False)
+    except Exception as e:  # noqa: BLE001
+        return name, False, f"onnx cannot load the model: {e}"
+    in_names = [i.name for i in model.graph.input]
+    init_names = {t.name for t in model.graph.initializer}
+    in_names = [n for n in in_names if n not in init_names]
+    outputs = list(model.graph.output)
+    sets = sorted(glob.glob(os.path.join(case_dir, "test_data_set_*")))
+    if not sets:
+        return name, False, "no test data sets"
+    work = tempfile.mkdtemp(prefix="onnxc_conf_")
+    try:
+        built_for = None  # const-input binding the current binary was built for
+        exe = os.path.join(work, "model")
+        for ds in sets:
+            in_files = sorted(glob.glob(os.path.join(ds, "input_*.pb")), key=lambda p: int(re.findall(r"(\d+)\.pb$", p)[0]))
+            out_files = sorted(glob.glob(os.path.join(ds, "output_*.pb")), key=lambda p: int(re.findall(r"(\d+)\.pb$", p)[0]))
+            in_tensors = []
+            for f in in_files:
+                t = onnx.TensorProto()
+                with open(f, "rb") as fh:
+                    t.ParseFromString(fh.read())
+                in_tensors.append(t)
+            by_name = {}
+            for j, t in enumerate(in_tensors):
+                nm = in_names[j] if j < len(in_names) else t.name
+                by_name[nm] = (in_files[j], t)
+            const = {}
+            # compile (retrying with compile-time inputs bound)
+            for _attempt in range(8):
+                key = tuple(sorted(const.items()))
+                if built_for == key:
+                    break
+                c_path = os.path.join(work, "model.c")
+                cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"]
+                for k, v in const.items():
+                    cmd += ["--const-input", f"{k}={v}"]
+                rc, msg = run_cmd(cmd)
+                if rc != 0:
+                    m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
+                    if m and m.group(1) in by_name and m.group(1) not in const:
+                        const[m.group(1)] = by_name[m.group(1)][0]
+                        continue
+                    if rc < 0 or rc > 128 or "internal error" in msg:
+                        return name, False, f"onnxc crashed (status {rc}): {first_line(msg)}"
+                    return name, False, f"compile: {first_line(msg)}"
+                rc, msg = run_cmd([tools.cc] + CFLAGS + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
+                if rc != 0:
+                    return name, False, f"cc: {first_line(msg)}"
+                rc, msg = run_cmd([tools.cc, c_path + ".o", tools.harness_obj, tools.rt_lib, "-lm", "-o", exe])
+                if rc != 0:
+                    return name, False, f"link: {first_line(msg)}"
+                built_for = key
+                break
+            else:
+                return name, False, "compile: too many compile-time inputs"
+            args = [exe, work]
+            for nm, (f, t) in by_name.items():
+                if nm in const:
+                    continue
+                raw = os.path.join(work, f"in_{len(args)}.bin")
+                with open(raw, "wb") as fh:
+                    fh.write(tensor_bytes(t))
+                args.append(f"{nm}={raw}")
+            rc, msg = run_cmd(args, timeout=300)
+            if rc != 0:
+                return name, False, f"run ({os.path.basename(ds)}): status {rc}: {first_line(msg)}"
+            for k, f in enumerate(out_files):
+                want = onnx.TensorProto()
+                with open(f, "rb") as fh:
+                    want.ParseFromString(fh.read())
+                et = outputs[k].type.tensor_type.elem_type if k < len(outputs) else want.data_type
+                with open(os.path.join(work, f"out_{k}.dims")) as fh:
+                    dims = [int(x) for x in fh.read().split()]
+                with open(os.path.join(work, f"out_{k}.bin"), "rb") as fh:
+                    raw = fh.read()
+                got = decode_output(raw, et, dims)
+                err = compare(got, to_compare(want), et in (1, 10, 11, 16))
+                if err:
+                    return name, False, f"output {k} ({outputs[k].name if k < len(outputs) else '?'}), {os.path.basename(ds)}: {err}"
+        return name, True, ""
+    except Exception as e:  # noqa: BLE001
+        return name, False, f"runner: {type(e).__name__}: {e}"
+    finally:
+        if keep:
+            print(f"  kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("suites", nargs="+", help="folders of cases (or single case folders)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("-k", "--filter", default=None, help="regex on case names")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--ratchet", default=None, help="file of cases that must pass")
+    ap.add_argument("--update-ratchet", action="store_true")
+    ap.add_argument("--prefix", default="", help="prefix for case names (to tell suites apart)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print only failures of ratchet cases")
+    args = ap.parse_args()
+
+    cases = []
+    for s in args.suites:
+        if os.path.exists(os.path.join(s, "model.onnx")):
+            cases.append(s)
+        else:
+            cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
+    if args.filter:
+        cases = [c for c in cases if re.search(args.filter, os.path.basename(c))]
+
+    build = os.path.abspath(args.build)
+    onnxc = os.path.join(build, "onnxc")
+    rt_lib = os.path.join(build, "libonnxc_rt.a")
+    include = os.path.join(ROOT, "runtime_min")
+    hdir = tempfile.mkdtemp(prefix="onnxc_harness_")
+    harness_obj = os.path.join(hdir, "harness.o")
+    rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
+    if rc != 0:
+        print(msg)
+        sys.exit(2)
+    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc)
+
+    ratchet = set()
+    if args.ratchet and os.path.exists(args.ratchet):
+        with open(args.ratchet) as fh:
+            ratchet = {l.strip() for l in fh if l.strip() and not l.startswith("#")}
+
+    results = {}
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        futs = {ex.submit(run_case, c, tools, args.keep): c for c in cases}
+        for fut in cf.as_completed(futs):
+            name, ok, why = fut.result()
+            results[args.prefix + name] = (ok, why)
+    shutil.rmtree(hdir, ignore_errors=True)
+
+    passed = sorted(n for n, (ok, _) in results.items() if ok)
+    failed = sorted(n for n, (ok, _) in results.items() if not ok)
+    regressions = sorted(n for n in failed if n in ratchet)
+    for n in sorted(results):
+        ok, why = results[n]
+        if args.quiet and (ok or n not in ratchet):
+            continue
+        print(f"{'PASS' if ok else 'FAIL'} {n}{'' if ok else ': ' + why}")
+    if args.ratchet:
+        if regressions:
+            print(f"REGRESSIONS ({len(regressions)}): cases in {args.ratchet} that no longer pass:")
+            for n in regressions:
+                print(f"  {n}: {results[n][1]}")
+        if args.update_ratchet:
+            keep = {n for n in ratchet if n not in results}  # cases of other suites
+            with open(args.ratchet, "w") as fh:
+                fh.write("# conformance cases that pass; CI fails when one of them fails\n")
+                for n in sorted(keep | set(passed)):
+                    fh.write(n + "\n")
+    print(f"{len(passed)} passed, {len(failed)} failed")
+    sys.exit(1 if regressions else 0)
+
+
+if __name__ == "__main__":
+    main()
