@@ -55,7 +55,14 @@ void infer_node(Ctx *ctx, Node *n) {
 }
 
 void infer_and_fold(Ctx *ctx, Graph *g) {
-  for (int i = 0; i < g->nodes.n; i++) infer_node(ctx, g->nodes.v[i]);
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] && n->inputs[k]->dynamic && !n->inputs[k]->data)
+        fail_node(ctx, n, "input '%s' has a data-dependent shape; onnxc supports those only as graph outputs",
+                  n->inputs[k]->name);
+    infer_node(ctx, n);
+  }
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
     if (!v->typed) fail(ctx, "graph output '%s' has no known shape", v->name);

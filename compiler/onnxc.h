@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #define ONNXC_MAX_RANK 8
-#define ONNXC_MAX_OPSET 23        /* newest default-domain opset onnxc knows */
+#define ONNXC_MAX_OPSET 28        /* newest default-domain opset onnxc knows */
 #define ONNXC_MAX_TENSOR_BYTES ((int64_t)1 << 40)
 
 /* ONNX TensorProto.DataType */
@@ -69,6 +69,8 @@ struct Value {
   int kind;               /* VAL_INPUT, VAL_CONST or VAL_INTERMEDIATE */
   bool is_output;         /* a graph output */
   bool typed;             /* dtype/shape known (set by loader for inputs, by inference otherwise) */
+  bool dynamic;           /* shape depends on data: dims are the compile-time upper bound and
+                             the kernel reports the actual dims at run time (see emit_c.c) */
   int dtype;
   int rank;
   int64_t dims[ONNXC_MAX_RANK];
@@ -280,6 +282,14 @@ typedef struct CompileOptions {
 int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen);
 
 /* ---- codegen/c/emit_c.c --------------------------------------------------------------- */
+/*
+ * Node functions: static void nK_name(const T *X0, ..., T *Y0, ..., [int64_t *D<k>...,]
+ * unsigned char *W).  X are inputs (NULL for omitted optional ones), Y outputs (NULL when an
+ * optional output is unused), W the node's scratch (OpDef.scratch bytes, 16-byte aligned).
+ * For each output k whose Value is `dynamic`, a parameter `int64_t *D<k>` follows the Y
+ * parameters: the kernel writes the actual dims there (rank entries; the data is packed
+ * row-major for those dims within the bound).  Dynamic values may only be graph outputs.
+ */
 
 struct Emit {
   Ctx *ctx;

@@ -406,11 +406,20 @@ static void emit_node_fn(Emit *e, Node *n) {
     buf_printf(e->out, "%s%s *Y%d", first ? "" : ", ", v ? c_type(v->dtype) : "void", k);
     first = false;
   }
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    if (v && v->dynamic) {
+      buf_printf(e->out, "%sint64_t *D%d", first ? "" : ", ", k);
+      first = false;
+    }
+  }
   buf_printf(e->out, "%sunsigned char *W) {\n", first ? "" : ", ");
   e->indent = 1;
   e->node = n;
   for (int k = 0; k < n->n_inputs; k++) ep(e, "(void)X%d;", k);
   for (int k = 0; k < n->n_outputs; k++) ep(e, "(void)Y%d;", k);
+  for (int k = 0; k < n->n_outputs; k++)
+    if (n->outputs[k] && n->outputs[k]->dynamic) ep(e, "(void)D%d;", k);
   ep(e, "(void)W;");
   n->def->emit_c(e, n);
   e->indent = 0;
@@ -466,19 +475,20 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(&h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   buf_printf(&h, "/* Scratch the caller provides to %s_run (16-byte aligned); 0 means none is needed. */\n", P);
   buf_printf(&h, "#define %s_ARENA_BYTES %lld\n\n", UP, (long long)ctx->arena_bytes);
-  Buf proto = {0};
-  buf_printf(&proto, "int %s_run(void *arena", P);
+  Buf params = {0}, args = {0}, proto = {0};
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
-    buf_printf(&proto, ",\n    const %s *%s /* %s %s%s */", c_type(v->dtype), nm.in[i], v->name,
+    buf_printf(&params, ",\n    const %s *%s /* %s %s%s */", c_type(v->dtype), nm.in[i], v->name,
                dtype_name(v->dtype), shape_str(a, v));
+    buf_printf(&args, ", %s", nm.in[i]);
   }
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
-    buf_printf(&proto, ",\n    %s *%s /* %s %s%s */", c_type(v->dtype), nm.out[i], v->name,
-               dtype_name(v->dtype), shape_str(a, v));
+    buf_printf(&params, ",\n    %s *%s /* %s %s%s%s */", c_type(v->dtype), nm.out[i], v->name,
+               dtype_name(v->dtype), shape_str(a, v), v->dynamic ? ", data-dependent: bound" : "");
+    buf_printf(&args, ", %s", nm.out[i]);
   }
-  buf_printf(&proto, ")");
+  buf_printf(&proto, "int %s_run(void *arena%s)", P, params.p ? params.p : "");
   buf_printf(&h, "/* Runs the model; returns 0 (ONNXC_OK) or an onnxc_status. */\n%s;\n\n", proto.p);
   buf_printf(&h, "extern const onnxc_model %s_model;\n\n", P);
   buf_printf(&h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
@@ -522,12 +532,25 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     if (emit_skipped(n)) continue;
     emit_node_fn(&e, n);
   }
-  /* run */
-  buf_printf(&c, "%s {\n", proto.p);
-  buf_free(&proto);
+  /* run: an implementation that also reports output dims, and the typed entry */
+  buf_printf(&c, "static int run_impl(void *arena%s,\n    int64_t *const *dims) {\n", params.p ? params.p : "");
   e.indent = 1;
   ep(&e, "unsigned char *A = (unsigned char *)arena;");
   ep(&e, "(void)A;");
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (!v->dynamic) continue;
+    ep(&e, "int64_t dl%d[%d];", i, v->rank ? v->rank : 1);
+  }
+  {
+    bool any_dyn = false;
+    for (int s = 0; s < ctx->schedule.n; s++) {
+      Node *n = ctx->schedule.v[s];
+      for (int k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k] && n->outputs[k]->dynamic && !n->outputs[k]->is_output) any_dyn = true;
+    }
+    if (any_dyn) ep(&e, "int64_t dyn_scratch[%d];", ONNXC_MAX_RANK);
+  }
   for (int i = 0; i < g->inputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.in[i]);
   for (int i = 0; i < g->outputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.out[i]);
   if (ctx->arena_bytes > 0) {
@@ -553,6 +576,16 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
       buf_printf(&call, "%s%s", first ? "" : ", ", v && (v->n_consumers > 0 || v->is_output) ? p : fmt(&e, "(%s *)0", v ? c_type(v->dtype) : "void"));
       first = false;
     }
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      if (!v || !v->dynamic) continue;
+      int oi = -1;
+      for (int i = 0; i < g->outputs.n; i++)
+        if (g->outputs.v[i] == v && oi < 0) oi = i;
+      if (oi >= 0) buf_printf(&call, "%s(dims ? dims[%d] : dl%d)", first ? "" : ", ", oi, oi);
+      else buf_printf(&call, "%sdyn_scratch", first ? "" : ", ");
+      first = false;
+    }
     buf_printf(&call, "%s%s);", first ? "" : ", ", n->scratch_bytes > 0 ? fmt(&e, "A + %lld", (long long)n->scratch_offset) : "(unsigned char *)0");
     ep(&e, "%s", call.p);
     buf_free(&call);
@@ -572,8 +605,17 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     if (value_numel(v) > 0)
       ep(&e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
   }
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (v->dynamic) continue;
+    for (int d = 0; d < v->rank; d++) ep(&e, "if (dims) dims[%d][%d] = %lld;", i, d, (long long)v->dims[d]);
+  }
   ep(&e, "return ONNXC_OK;");
   buf_puts(&c, "}\n\n");
+  buf_printf(&c, "%s {\n  return run_impl(arena%s, (int64_t *const *)0);\n}\n\n", proto.p, args.p ? args.p : "");
+  buf_free(&proto);
+  buf_free(&params);
+  buf_free(&args);
   /* descriptor */
   for (int io = 0; io < 2; io++) {
     PtrVec *vs = io ? &g->outputs : &g->inputs;
@@ -610,14 +652,15 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(&c, ");\n}\n\n");
   buf_printf(&c, "static int %s_run_dims(void *arena, const void *const *inputs, void *const *outputs,\n"
                  "    int64_t *const *dims_out) {\n", P);
-  buf_printf(&c, "  int status = %s_run_generic(arena, inputs, outputs);\n", P);
-  if (g->outputs.n) {
-    buf_printf(&c, "  int i, d;\n  if (status != ONNXC_OK) return status;\n  if (!dims_out) return ONNXC_ERR_NULL;\n");
-    buf_printf(&c, "  for (i = 0; i < %d; i++)\n    for (d = 0; d < %s_outputs[i].rank; d++) dims_out[i][d] = %s_outputs[i].dims[d];\n", g->outputs.n, P, P);
-  } else {
-    buf_printf(&c, "  (void)dims_out;\n");
-  }
-  buf_printf(&c, "  return status;\n}\n\n");
+  if (g->inputs.n) buf_printf(&c, "  if (!inputs) return ONNXC_ERR_NULL;\n");
+  if (g->outputs.n) buf_printf(&c, "  if (!outputs || !dims_out) return ONNXC_ERR_NULL;\n");
+  else buf_printf(&c, "  (void)dims_out;\n");
+  buf_printf(&c, "  return run_impl(arena");
+  for (int i = 0; i < g->inputs.n; i++)
+    buf_printf(&c, ",\n      (const %s *)inputs[%d]", c_type(((Value *)g->inputs.v[i])->dtype), i);
+  for (int i = 0; i < g->outputs.n; i++)
+    buf_printf(&c, ",\n      (%s *)outputs[%d]", c_type(((Value *)g->outputs.v[i])->dtype), i);
+  buf_printf(&c, ", %s);\n}\n\n", g->outputs.n ? "dims_out" : "(int64_t *const *)0");
   buf_printf(&c, "const onnxc_model %s_model = {\n  \"%s\", %d, %d, %s, %s, %s_ARENA_BYTES, %s_run_generic, %zu, %s_run_dims\n};\n",
              P, P, g->inputs.n, g->outputs.n, g->inputs.n ? arena_printf(a, "%s_inputs", P) : "0",
              g->outputs.n ? arena_printf(a, "%s_outputs", P) : "0", UP, P, ctx->align, P);

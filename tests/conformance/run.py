@@ -111,7 +111,8 @@ def run_cmd(cmd, cwd=None, timeout=120):
 
 def first_line(s):
     s = s.strip()
-    return s.splitlines()[0] if s else ""
+    s = s.splitlines()[0] if s else ""
+    return re.sub(r"onnxc: error: \S*model\.onnx: ", "", s)
 
 
 class Tools:
