@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes the corpus of bad models (run once; the files are committed).
+
+Each case is a file (or folder) under tests/bad/corpus and a line in expected.txt:
+    <path relative to corpus>\t<substring the one-line error must contain>
+"""
+import os
+import random
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "corpus")
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, **kw):
+    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
+    kw.setdefault("opset_imports", [helper.make_opsetid("", opset)])
+    m = helper.make_model(g, **kw)
+    m.ir_version = 8
+    return m
+
+
+def vi(name, shape, t=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def save(name, m):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(m.SerializeToString() if hasattr(m, "SerializeToString") else m)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    exp = []
+    good = model([helper.make_node("Relu", ["x"], ["y"], name="relu0")], [vi("x", [1, 4])], [vi("y", [1, 4])])
+
+    exp.append(("does_not_exist.onnx", "cannot open"))
+    save("empty.onnx", b"")
+    exp.append(("empty.onnx", "the file is empty"))
+    rnd = random.Random(1234)
+    save("random_bytes.onnx", bytes(rnd.randrange(256) for _ in range(4096)))
+    exp.append(("random_bytes.onnx", "not an ONNX model"))
+    data = good.SerializeToString()
+    save("truncated.onnx", data[: len(data) // 2])
+    exp.append(("truncated.onnx", "not an ONNX model"))
+
+    save("cycle.onnx", model([helper.make_node("Add", ["x", "b"], ["a"], name="add_a"),
+                              helper.make_node("Relu", ["a"], ["b"], name="relu_b")],
+                             [vi("x", [2])], [vi("b", [2])]))
+    exp.append(("cycle.onnx", "cycle"))
+
+    save("undefined_input.onnx", model([helper.make_node("Relu", ["nowhere"], ["y"], name="relu0")],
+                                       [vi("x", [2])], [vi("y", [2])]))
+    exp.append(("undefined_input.onnx", "node 'relu0' (Relu): input 'nowhere' is not produced"))
+
+    save("unsupported_op.onnx", model([helper.make_node("FancyOp", ["x"], ["y"], name="fancy", domain="com.example")],
+                                      [vi("x", [2])], [vi("y", [2])],
+                                      opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 3)]))
+    exp.append(("unsupported_op.onnx", "node 'fancy' (FancyOp): unsupported op: domain 'com.example', op type 'FancyOp', opset 3"))
+
+    big = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1 << 40, 1 << 40], raw_data=b"")
+    save("count_overflow.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                      [vi("x", [2])], [vi("y", [2])], inits=[big]))
+    exp.append(("count_overflow.onnx", "element count overflows"))
+
+    short = helper.make_tensor("w", TensorProto.FLOAT, [4, 4], vals=[1.0] * 16, raw=False)
+    del short.float_data[8:]
+    save("short_data.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                  [vi("x", [4, 4])], [vi("y", [4, 4])], inits=[short]))
+    exp.append(("short_data.onnx", "data holds 8 elements but dims [4,4] need 16"))
+
+    short_raw = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4, 4], raw_data=b"\0" * 20)
+    save("short_raw.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                 [vi("x", [4, 4])], [vi("y", [4, 4])], inits=[short_raw]))
+    exp.append(("short_raw.onnx", "raw data holds 20 bytes but dims [4,4] need 64"))
+
+    os.makedirs(os.path.join(OUT, "escape"), exist_ok=True)
+    with open(os.path.join(OUT, "outside.bin"), "wb") as f:
+        f.write(b"\0" * 64)
+    ext = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4, 4])
+    ext.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "../outside.bin"), ("offset", "0"), ("length", "64")):
+        e = ext.external_data.add()
+        e.key, e.value = k, v
+    save("escape/external_escape.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                              [vi("x", [4, 4])], [vi("y", [4, 4])], inits=[ext]))
+    exp.append(("escape/external_escape.onnx", "leaves the model's folder"))
+    ext.external_data[0].value = "/etc/passwd"
+    save("escape/external_absolute.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                                [vi("x", [4, 4])], [vi("y", [4, 4])], inits=[ext]))
+    exp.append(("escape/external_absolute.onnx", "is absolute"))
+    ext.external_data[0].value = "missing.bin"
+    save("escape/external_missing.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                               [vi("x", [4, 4])], [vi("y", [4, 4])], inits=[ext]))
+    exp.append(("escape/external_missing.onnx", "cannot open external data"))
+    with open(os.path.join(OUT, "escape", "short.bin"), "wb") as f:
+        f.write(b"\0" * 10)
+    ext.external_data[0].value = "short.bin"
+    ext.external_data[2].value = "64"
+    save("escape/external_short.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+                                             [vi("x", [4, 4])], [vi("y", [4, 4])], inits=[ext]))
+    exp.append(("escape/external_short.onnx", "shorter than its dims"))
+
+    save("opset_too_new.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                                     [vi("x", [2])], [vi("y", [2])], opset=99))
+    exp.append(("opset_too_new.onnx", "opset 99; onnxc knows opsets up to"))
+
+    save("symbolic_dim.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                                    [vi("x", ["batch", 4])], [vi("y", ["batch", 4])]))
+    exp.append(("symbolic_dim.onnx", "--dim batch=N"))
+
+    save("two_producers.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="r1"),
+                                      helper.make_node("Neg", ["x"], ["y"], name="r2")],
+                                     [vi("x", [2])], [vi("y", [2])]))
+    exp.append(("two_producers.onnx", "also produced by node"))
+
+    save("bad_broadcast.onnx", model([helper.make_node("Add", ["x", "z"], ["y"], name="add0")],
+                                     [vi("x", [2, 3]), vi("z", [4])], [vi("y", [2, 3])]))
+    exp.append(("bad_broadcast.onnx", "node 'add0' (Add): inputs [2,3] and [4] do not broadcast"))
+
+    save("missing_output.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                                      [vi("x", [2])], [vi("nothing", [2])]))
+    exp.append(("missing_output.onnx", "graph output 'nothing' is not produced"))
+
+    save("wrong_type.onnx", model([helper.make_node("Exp", ["x"], ["y"], name="exp0")],
+                                  [vi("x", [2], TensorProto.INT32)], [vi("y", [2], TensorProto.INT32)]))
+    exp.append(("wrong_type.onnx", "node 'exp0' (Exp): element type int32 is not supported"))
+
+    save("no_graph.onnx", onnx.ModelProto(ir_version=8))
+    exp.append(("no_graph.onnx", "no graph"))
+
+    with open(os.path.join(HERE, "expected.txt"), "w") as f:
+        f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error\n")
+        for p, s in exp:
+            f.write(f"{p}\t{s}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Runs onnxc on every bad model of the corpus and checks the contract for user errors:
+exit status 1, exactly one line on stderr that starts with 'onnxc: error: <file>' and contains
+the expected text, nothing on stdout, no crash (signal), no hang (10 s), no sanitizer report.
+
+usage: run_bad.py ONNXC     (an ASan/UBSan build makes sanitizer findings fail the case)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    onnxc = os.path.abspath(sys.argv[1])
+    corpus = os.path.join(HERE, "corpus")
+    passed = failed = 0
+    out = tempfile.mkdtemp(prefix="onnxc_bad_")
+    with open(os.path.join(HERE, "expected.txt")) as f:
+        cases = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    for rel, want in cases:
+        path = os.path.join(corpus, rel)
+        try:
+            p = subprocess.run([onnxc, path, "-o", os.path.join(out, "m.c")], capture_output=True,
+                               text=True, timeout=10)
+        except subprocess.TimeoutExpired:
+            print(f"FAIL {rel}: hang (timed out after 10 s)")
+            failed += 1
+            continue
+        lines = p.stderr.splitlines()
+        why = None
+        if p.returncode != 1:
+            why = f"exit status {p.returncode}, expected 1"
+        elif len(lines) != 1:
+            why = f"{len(lines)} lines on stderr, expected 1: {p.stderr[:300]!r}"
+        elif not lines[0].startswith(f"onnxc: error: {path}"):
+            why = f"error line does not start with 'onnxc: error: {path}': {lines[0]!r}"
+        elif want not in lines[0]:
+            why = f"error line lacks {want!r}: {lines[0]!r}"
+        elif p.stdout:
+            why = f"unexpected stdout {p.stdout[:200]!r}"
+        if why:
+            print(f"FAIL {rel}: {why}")
+            failed += 1
+        else:
+            print(f"PASS {rel}: {lines[0]}")
+            passed += 1
+    # command-line misuse: one line, status 2
+    for args, want in ((["--bogus"], "unknown option"), ([], "no model given"), (["x.onnx"], "no output given")):
+        p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
+        lines = p.stderr.splitlines()
+        if p.returncode == 2 and len(lines) == 1 and want in lines[0]:
+            print(f"PASS cli {' '.join(args) or '(no args)'}: {lines[0]}")
+            passed += 1
+        else:
+            print(f"FAIL cli {' '.join(args)}: status {p.returncode}, stderr {p.stderr!r}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
