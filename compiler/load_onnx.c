@@ -10,7 +10,10 @@
  *   - graph inputs that are not initializers become VAL_INPUT values with static shapes
  *     (symbolic dims must be bound with --dim NAME=VALUE);
  *   - nodes are created with their attributes (subgraphs load recursively);
- * Model-local functions are inlined by inline_functions() in inline.c after loading.
+ *   - calls of model-local functions (FunctionProto) are expanded while loading: the body's
+ *     nodes join the graph with internal names prefixed by the call node's name, formal
+ *     inputs/outputs bound to the call's values, attribute references resolved from the call
+ *     and the function's own opset imports; nested calls expand recursively (depth-bounded).
  */
 #include <errno.h>
 #include <limits.h>
@@ -222,11 +225,32 @@ static void load_value_info(Ctx *ctx, const Onnx__ValueInfoProto *vi, Value *v) 
 
 static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top);
 
-static void load_attr(Ctx *ctx, Graph *g, Node *n, Attr *a, const Onnx__AttributeProto *ap) {
+/* A model-local function being expanded: the call node, the names its formal inputs and
+   outputs stand for, the prefix that makes its internal names unique, and its opsets. */
+typedef struct Inline {
+  const struct Inline *outer;
+  const Onnx__FunctionProto *fn;
+  const Onnx__NodeProto *call;
+  Node *call_node;              /* for attribute references */
+  const char *prefix;
+  int depth;
+} Inline;
+
+static bool load_attr(Ctx *ctx, Graph *g, Node *n, Attr *a, const Onnx__AttributeProto *ap,
+                      const Inline *in);
+
+static bool load_attr(Ctx *ctx, Graph *g, Node *n, Attr *a, const Onnx__AttributeProto *ap,
+                      const Inline *in) {
   a->name = arena_strdup(&ctx->arena, ap->name ? ap->name : "");
   a->type = ap->has_type ? (int)ap->type : 0;
-  if (ap->ref_attr_name && *ap->ref_attr_name)
-    fail_node(ctx, n, "attribute '%s' refers to a function attribute outside a function", a->name);
+  if (ap->ref_attr_name && *ap->ref_attr_name) {
+    if (!in) fail_node(ctx, n, "attribute '%s' refers to a function attribute outside a function", a->name);
+    const Attr *src = node_attr(in->call_node, ap->ref_attr_name);
+    if (!src) return false; /* not given by the call: the op's default applies */
+    *a = *src;
+    a->name = arena_strdup(&ctx->arena, ap->name ? ap->name : "");
+    return true;
+  }
   if (!a->type) { /* pre-IR-v3 files: infer from which field is set */
     if (ap->has_f) a->type = ATTR_FLOAT;
     else if (ap->has_i) a->type = ATTR_INT;
@@ -274,6 +298,7 @@ static void load_attr(Ctx *ctx, Graph *g, Node *n, Attr *a, const Onnx__Attribut
   if (ap->g) a->g = load_graph(ctx, ap->g, g, false);
   if (ap->sparse_tensor || ap->n_sparse_tensors)
     fail_node(ctx, n, "attribute '%s' is a sparse tensor; not supported", a->name);
+  return true;
 }
 
 static Value *use_value(Ctx *ctx, Graph *g, const char *name) {
@@ -281,6 +306,97 @@ static Value *use_value(Ctx *ctx, Graph *g, const char *name) {
   if (v) return v;
   /* Not yet defined (outputs of later nodes); created now, checked by graph_verify(). */
   return graph_new_value(ctx, g, name);
+}
+
+
+
+static const Onnx__FunctionProto *find_function(Ctx *ctx, const char *domain, const char *name) {
+  const Onnx__ModelProto *m = ctx->model_proto;
+  for (size_t i = 0; m && i < m->n_functions; i++) {
+    const Onnx__FunctionProto *f = m->functions[i];
+    const char *fd = f->domain ? f->domain : "";
+    if (strcmp(fd, "ai.onnx") == 0) fd = "";
+    if (f->name && strcmp(f->name, name) == 0 && strcmp(fd, domain) == 0) return f;
+  }
+  return NULL;
+}
+
+/* The graph-level name a function-body name stands for. */
+static const char *map_name(Ctx *ctx, const Inline *in, const char *name) {
+  if (!in || !name || !*name) return name;
+  const Onnx__FunctionProto *f = in->fn;
+  for (size_t i = 0; i < f->n_input; i++)
+    if (strcmp(f->input[i], name) == 0)
+      return i < in->call->n_input ? map_name(ctx, in->outer, in->call->input[i]) : "";
+  for (size_t i = 0; i < f->n_output; i++)
+    if (strcmp(f->output[i], name) == 0)
+      return i < in->call->n_output ? map_name(ctx, in->outer, in->call->output[i]) : "";
+  return arena_printf(&ctx->arena, "%s/%s", in->prefix, name);
+}
+
+static int function_opset(const Onnx__FunctionProto *f, const char *domain) {
+  for (size_t i = 0; i < f->n_opset_import; i++) {
+    const char *d = f->opset_import[i]->domain ? f->opset_import[i]->domain : "";
+    if (strcmp(d, "ai.onnx") == 0) d = "";
+    if (strcmp(d, domain) == 0) return (int)f->opset_import[i]->version;
+  }
+  return -1;
+}
+
+static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, const Inline *in) {
+  const char *op = np->op_type ? np->op_type : "";
+  const char *domain = np->domain && strcmp(np->domain, "ai.onnx") ? np->domain : "";
+  char autoname[64];
+  snprintf(autoname, sizeof autoname, "%s_%zu", *op ? op : "node", idx);
+  const char *name = np->name && *np->name ? np->name : autoname;
+  if (in) name = arena_printf(&ctx->arena, "%s/%s", in->prefix, name);
+  const Onnx__FunctionProto *fn = *op ? find_function(ctx, domain, op) : NULL;
+  if (fn) {
+    /* expand the call in place: its body's nodes join this graph */
+    int depth = in ? in->depth + 1 : 1;
+    if (depth > 32) fail(ctx, "node '%s' (%s): model-local functions nest too deeply (recursion?)", name, op);
+    Node tmp = {.name = name, .op_type = op, .domain = domain};
+    Inline sub = {in, fn, np, NULL, name, depth};
+    /* attributes of the call, for ref_attr_name in the body */
+    tmp.n_attrs = (int)np->n_attribute;
+    tmp.attrs = arena_alloc(&ctx->arena, sizeof(Attr) * (np->n_attribute + 1));
+    for (size_t k = 0; k < np->n_attribute; k++) load_attr(ctx, g, &tmp, &tmp.attrs[k], np->attribute[k], in);
+    Node *call = arena_alloc(&ctx->arena, sizeof *call);
+    *call = tmp;
+    sub.call_node = call;
+    for (size_t k = 0; k < fn->n_node; k++) add_node(ctx, g, fn->node[k], k, &sub);
+    return;
+  }
+  Node *n = graph_new_node(ctx, g, op, name, (int)np->n_input, (int)np->n_output);
+  n->domain = arena_strdup(&ctx->arena, domain);
+  n->opset = -1;
+  if (in) {
+    n->opset = function_opset(in->fn, n->domain);
+    if (n->opset < 0 && !*n->domain) n->opset = ctx->opset;
+  }
+  if (!*op) fail_node(ctx, n, "node has no op_type");
+  for (size_t k = 0; k < np->n_input; k++) {
+    const char *nm = map_name(ctx, in, np->input[k]);
+    n->inputs[k] = nm && *nm ? use_value(ctx, g, nm) : NULL;
+  }
+  n->n_attrs = (int)np->n_attribute;
+  n->attrs = arena_alloc(&ctx->arena, sizeof(Attr) * (np->n_attribute + 1));
+  int na = 0;
+  for (size_t k = 0; k < np->n_attribute; k++)
+    if (load_attr(ctx, g, n, &n->attrs[na], np->attribute[k], in)) na++;
+  n->n_attrs = na;
+  for (size_t k = 0; k < np->n_output; k++) {
+    const char *nm = map_name(ctx, in, np->output[k]);
+    if (!nm || !*nm) continue;
+    Value *v = NULL;
+    /* an output may already exist as a forward reference of an earlier node's input */
+    for (int q = 0; q < g->values.n; q++) {
+      Value *w = g->values.v[q];
+      if (strcmp(w->name, nm) == 0) { v = w; break; }
+    }
+    if (!v) v = graph_new_value(ctx, g, nm);
+    n->outputs[k] = v;
+  }
 }
 
 static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top) {
@@ -321,32 +437,7 @@ static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bo
       vec_push(&ctx->arena, &g->inputs, v);
     }
   }
-  for (size_t i = 0; i < gp->n_node; i++) {
-    const Onnx__NodeProto *np = gp->node[i];
-    const char *op = np->op_type ? np->op_type : "";
-    char autoname[64];
-    snprintf(autoname, sizeof autoname, "%s_%zu", *op ? op : "node", i);
-    Node *n = graph_new_node(ctx, g, op, np->name && *np->name ? np->name : autoname,
-                             (int)np->n_input, (int)np->n_output);
-    n->domain = arena_strdup(&ctx->arena, np->domain && strcmp(np->domain, "ai.onnx") ? np->domain : "");
-    if (!*op) fail_node(ctx, n, "node has no op_type");
-    for (size_t k = 0; k < np->n_input; k++)
-      n->inputs[k] = np->input[k] && *np->input[k] ? use_value(ctx, g, np->input[k]) : NULL;
-    n->n_attrs = (int)np->n_attribute;
-    n->attrs = arena_alloc(&ctx->arena, sizeof(Attr) * (np->n_attribute + 1));
-    for (size_t k = 0; k < np->n_attribute; k++) load_attr(ctx, g, n, &n->attrs[k], np->attribute[k]);
-    for (size_t k = 0; k < np->n_output; k++) {
-      if (!np->output[k] || !*np->output[k]) continue;
-      Value *v = NULL;
-      /* an output may already exist as a forward reference of an earlier node's input */
-      for (int q = 0; q < g->values.n; q++) {
-        Value *w = g->values.v[q];
-        if (strcmp(w->name, np->output[k]) == 0) { v = w; break; }
-      }
-      if (!v) v = graph_new_value(ctx, g, np->output[k]);
-      n->outputs[k] = v;
-    }
-  }
+  for (size_t i = 0; i < gp->n_node; i++) add_node(ctx, g, gp->node[i], i, NULL);
   for (size_t i = 0; i < gp->n_output; i++) {
     const char *name = gp->output[i]->name ? gp->output[i]->name : "";
     Value *v = graph_find_value(g, name);
@@ -369,6 +460,7 @@ static int domain_opset(const Onnx__ModelProto *m, const char *domain) {
 static void set_opsets(Ctx *ctx, Graph *g, const Onnx__ModelProto *m) {
   for (int i = 0; i < g->nodes.n; i++) {
     Node *n = g->nodes.v[i];
+    if (n->opset >= 0) continue; /* nodes from function bodies carry the function's opsets */
     n->opset = domain_opset(m, n->domain);
     if (n->opset < 0) {
       if (*n->domain) fail_node(ctx, n, "domain '%s' is not imported by the model", n->domain);

@@ -260,7 +260,6 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max);
 
 /* ---- pipeline.c ----------------------------------------------------------------------- */
 
-void inline_functions(Ctx *ctx, Graph *g);     /* inline.c */
 void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */

@@ -1,7 +1,7 @@
 /*
  * pipeline.c - the compiler, as one list of stages.
  *
- *   load_onnx        protobuf -> IR, checks of files, tensors, opsets
+ *   load_onnx        protobuf -> IR, checks of files, tensors, opsets; inlines functions
  *   graph_verify     names defined, single producers, acyclic; topological order
  *   infer_and_fold   shape/type of every value; constant folding
  *   eliminate_dead   drop nodes nobody needs and nodes folded to constants
@@ -90,7 +90,6 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
 
   load_onnx(ctx);
   dump(ctx, "load");
-  inline_functions(ctx, ctx->graph);
   graph_verify(ctx, ctx->graph);
   dump(ctx, "verify");
   infer_and_fold(ctx, ctx->graph);

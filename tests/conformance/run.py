@@ -79,9 +79,20 @@ def decode_output(raw, elem_type, dims):
     return arr
 
 
+MAX_REL_ERR = None  # --max-rel-err: norm-wise relative error instead of elementwise tolerance
+
+
 def compare(got, want, is_float):
     if got.shape != want.shape:
         return f"shape {list(got.shape)} != expected {list(want.shape)}"
+    if is_float and MAX_REL_ERR is not None:
+        g = got.astype(np.float64)
+        w = want.astype(np.float64)
+        scale = np.max(np.abs(w)) if w.size else 0.0
+        err = np.max(np.abs(g - w)) / scale if scale > 0 else np.max(np.abs(g - w), initial=0.0)
+        if not np.isfinite(err) or err > MAX_REL_ERR:
+            return f"relative error {err:.3g} > {MAX_REL_ERR:g} (max |got - expected| / max |expected|)"
+        return None
     if is_float:
         g = got.astype(np.float64)
         w = want.astype(np.float64)
@@ -226,6 +237,10 @@ def main():
     ap.add_argument("--prefix", default="", help="prefix for case names (to tell suites apart)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("-q", "--quiet", action="store_true", help="print only failures of ratchet cases")
+    ap.add_argument("--onnxc", default=None, help="onnxc executable (default: BUILD/onnxc)")
+    ap.add_argument("--max-rel-err", type=float, default=None,
+                    help="compare floats by max|got-want|/max|want| instead of rtol/atol")
+    ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
     args = ap.parse_args()
 
     cases = []
@@ -237,8 +252,10 @@ def main():
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, os.path.basename(c))]
 
+    global MAX_REL_ERR
+    MAX_REL_ERR = args.max_rel_err
     build = os.path.abspath(args.build)
-    onnxc = os.path.join(build, "onnxc")
+    onnxc = os.path.abspath(args.onnxc) if args.onnxc else os.path.join(build, "onnxc")
     rt_lib = os.path.join(build, "libonnxc_rt.a")
     include = os.path.join(ROOT, "runtime_min")
     hdir = tempfile.mkdtemp(prefix="onnxc_harness_")
@@ -282,7 +299,7 @@ def main():
                 for n in sorted(keep | set(passed)):
                     fh.write(n + "\n")
     print(f"{len(passed)} passed, {len(failed)} failed")
-    sys.exit(1 if regressions else 0)
+    sys.exit(1 if regressions or (args.require_all and (failed or not cases)) else 0)
 
 
 if __name__ == "__main__":

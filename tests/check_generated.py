@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Checks the contract of generated code on the PyTorch fixtures, the demo model and a sample of
+conformance models:
+  - deterministic: compiling twice gives byte-identical .c and .h;
+  - strict C99: gcc -std=c99 -Wall -Wextra -Werror -pedantic, with and without -mno-avx;
+  - Cortex-M4: arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os;
+  - no malloc/free/stdio: the object's undefined symbols are only libm and mem* functions;
+  - runtime_min builds under the same flags for both targets.
+Prints one line per check and closes with 'N passed, N failed'.
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+M4 = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-Os"]
+FORBIDDEN = ("malloc", "calloc", "realloc", "free", "printf", "fprintf", "sprintf", "snprintf",
+             "puts", "fopen", "fwrite", "fread", "exit", "abort", "stdout", "stderr")
+
+
+def sh(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--sample", type=int, default=40, help="conformance models to sample")
+    args = ap.parse_args()
+    onnxc = os.path.join(os.path.abspath(args.build), "onnxc")
+    inc = os.path.join(ROOT, "runtime_min")
+    have_arm = shutil.which("arm-none-eabi-gcc") is not None
+    models = sorted(glob.glob(os.path.join(ROOT, "tests", "models", "*", "model.onnx")))
+    models.append(os.path.join(ROOT, "examples", "digits", "digits.onnx"))
+    node = sorted(glob.glob(os.path.join(args.build, "onnx-data", "node", "*", "model.onnx")))
+    conf = []
+    if node:
+        step = max(1, len(node) // (args.sample * 3))
+        for m in node[::step]:
+            if len(conf) >= args.sample:
+                break
+            d = tempfile.mkdtemp()
+            rc, _ = sh([onnxc, m, "-o", os.path.join(d, "m.c")])
+            shutil.rmtree(d)
+            if rc == 0:
+                conf.append(m)
+    passed = failed = 0
+
+    def result(name, ok, why=""):
+        nonlocal passed, failed
+        print(f"{'PASS' if ok else 'FAIL'} {name}{'' if ok else ': ' + why}")
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+
+    work = tempfile.mkdtemp(prefix="onnxc_gen_")
+    rt = os.path.join(ROOT, "runtime_min", "onnxc_rt.c")
+    rc, msg = sh(["cc"] + STRICT + ["-c", rt, "-o", os.path.join(work, "rt.o")])
+    result("runtime_min strict C99 (host)", rc == 0, msg)
+    if have_arm:
+        rc, msg = sh(["arm-none-eabi-gcc"] + STRICT + M4 + ["-c", rt, "-o", os.path.join(work, "rt_m4.o")])
+        result("runtime_min Cortex-M4", rc == 0, msg)
+    for m in models + conf:
+        rel = os.path.relpath(m, ROOT) if m.startswith(ROOT) else os.path.relpath(m, args.build)
+        a, b = os.path.join(work, "a"), os.path.join(work, "b")
+        os.makedirs(a, exist_ok=True)
+        os.makedirs(b, exist_ok=True)
+        r1 = sh([onnxc, m, "-o", os.path.join(a, "net.c")])
+        r2 = sh([onnxc, m, "-o", os.path.join(b, "net.c")])
+        if r1[0] or r2[0]:
+            result(f"{rel}: compiles", False, r1[1] or r2[1])
+            continue
+        same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in ("net.c", "net.h"))
+        result(f"{rel}: deterministic", same, "two runs differ")
+        obj = os.path.join(a, "net.o")
+        rc, msg = sh(["cc"] + STRICT + ["-O1", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj])
+        result(f"{rel}: strict C99 host", rc == 0, msg[:400])
+        rc2, msg2 = sh(["cc"] + STRICT + ["-O1", "-mno-avx", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj + "2"])
+        result(f"{rel}: strict C99 -mno-avx", rc2 == 0, msg2[:400])
+        if rc == 0:
+            rc, msg = sh(["nm", "-u", obj])
+            bad = [l.split()[-1] for l in msg.splitlines() if l.split() and l.split()[-1] in FORBIDDEN]
+            result(f"{rel}: no malloc/stdio", not bad, " ".join(bad))
+        if have_arm:
+            rc, msg = sh(["arm-none-eabi-gcc"] + STRICT + M4 + ["-I", inc, "-c", os.path.join(a, "net.c"), "-o", os.path.join(a, "m4.o")])
+            result(f"{rel}: Cortex-M4", rc == 0, msg[:400])
+        shutil.rmtree(a)
+        shutil.rmtree(b)
+    if not have_arm:
+        result("arm-none-eabi-gcc present", False, "install gcc-arm-none-eabi")
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs onnxc into a temporary prefix and builds the digits example the two documented ways:
+# plain make + pkg-config, and CMake find_package(onnxc) + onnxc_add_model(). Both programs run.
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cmake --install "$BUILD" --prefix "$T/prefix" >/dev/null
+for f in bin/onnxc include/onnxc_rt.h lib/libonnxc_rt.a lib/pkgconfig/onnxc_rt.pc lib/cmake/onnxc/onnxcConfig.cmake; do
+  [ -e "$T/prefix/$f" ] || { echo "FAIL install: missing $f"; echo "0 passed, 1 failed"; exit 1; }
+done
+echo "PASS install layout"
+cp -r "$ROOT/examples/digits" "$T/make"
+(cd "$T/make" && PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig" make -s ONNXC="$T/prefix/bin/onnxc" >/dev/null && ./digits_demo | tail -n 1)
+echo "PASS make + pkg-config"
+cmake -S "$ROOT/examples/digits" -B "$T/cmake" -DCMAKE_PREFIX_PATH="$T/prefix" >/dev/null
+cmake --build "$T/cmake" >/dev/null
+"$T/cmake/digits_demo" | tail -n 1
+# regenerated when the model changes
+sleep 1
+touch "$ROOT/examples/digits/digits.onnx"
+out=$(cmake --build "$T/cmake" 2>&1)
+if ! echo "$out" | grep -q "onnxc digits.onnx"; then
+  echo "FAIL the model changed but the C was not regenerated"; echo "3 passed, 1 failed"; exit 1
+fi
+echo "PASS regenerates when the model changes"
+echo "PASS cmake find_package + onnxc_add_model"
+echo "4 passed, 0 failed"
