@@ -28,6 +28,31 @@ Value *graph_new_value(Ctx *ctx, Graph *g, const char *name) {
   return v;
 }
 
+bool value_is_local(const Graph *g, const Value *v) {
+  return v && v->id >= 0 && v->id < g->values.n && g->values.v[v->id] == v;
+}
+
+static void push_unique(Ctx *ctx, PtrVec *out, Value *v) {
+  for (int i = 0; i < out->n; i++)
+    if (out->v[i] == v) return;
+  vec_push(&ctx->arena, out, v);
+}
+
+void subgraph_free_values(Ctx *ctx, Graph *sub, PtrVec *out) {
+  for (int i = 0; i < sub->nodes.n; i++) {
+    Node *n = sub->nodes.v[i];
+    /* explicit inputs and, through the hidden inputs, what nested subgraphs read */
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      if (v && !value_is_local(sub, v)) push_unique(ctx, out, v);
+    }
+  }
+  for (int i = 0; i < sub->outputs.n; i++) {
+    Value *v = sub->outputs.v[i];
+    if (!value_is_local(sub, v)) push_unique(ctx, out, v);
+  }
+}
+
 Value *graph_find_value(Graph *g, const char *name) {
   for (; g; g = g->parent)
     for (int i = g->values.n - 1; i >= 0; i--) {
@@ -44,6 +69,7 @@ Node *graph_new_node(Ctx *ctx, Graph *g, const char *op_type, const char *name, 
   n->domain = "";
   n->opset = ctx->opset;
   n->n_inputs = n_in;
+  n->n_explicit = n_in;
   n->n_outputs = n_out;
   n->inputs = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n_in + 1));
   n->outputs = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n_out + 1));
@@ -94,45 +120,89 @@ void graph_verify(Ctx *ctx, Graph *g) {
       Value *v = n->inputs[k];
       if (!v) continue;
       v->n_consumers++;
-      if (v->producer) indeg[i]++;
+      bool local = v->id < g->values.n && g->values.v[v->id] == v;
+      if (v->producer && local) indeg[i]++;
       else if (v->kind == VAL_INTERMEDIATE && !graph_find_value(g->parent, v->name))
         fail_node(ctx, n, "input '%s' is not produced by any node, graph input or initializer",
                   v->name);
     }
   }
-  int head = 0, tail = 0;
-  /* Stable: repeatedly take the first ready node in model order. Simple O(n^2) worst case is
-     avoided with a scan pointer since readiness only grows. */
-  for (int emitted = 0; emitted < nn;) {
-    int found = -1;
-    for (int i = 0; i < nn; i++)
-      if (!done[i] && indeg[i] == 0) { found = i; break; }
-    if (found < 0) {
-      for (int i = 0; i < nn; i++)
-        if (!done[i]) {
-          free(indeg); free(order); free(done);
-          fail_node(ctx, g->nodes.v[i], "the graph has a cycle through this node");
-        }
-    }
-    /* take a run of ready nodes in order */
-    for (int i = found; i < nn; i++) {
-      if (done[i] || indeg[i] != 0) continue;
-      done[i] = 1;
-      order[tail++] = i;
-      emitted++;
-      Node *n = g->nodes.v[i];
-      for (int k = 0; k < n->n_outputs; k++) {
-        Value *v = n->outputs[k];
-        if (!v) continue;
-        for (int j = 0; j < nn; j++) {
-          if (done[j]) continue;
-          Node *m = g->nodes.v[j];
-          for (int q = 0; q < m->n_inputs; q++)
-            if (m->inputs[q] == v) indeg[j]--;
-        }
+  /* consumers of each value, as node indices (CSR layout) */
+  int nv = g->values.n;
+  int *cstart = calloc((size_t)nv + 2, sizeof(int));
+  int total = 0;
+  if (!cstart) abort();
+  for (int i = 0; i < nn; i++) {
+    Node *n = g->nodes.v[i];
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] && n->inputs[k]->producer && n->inputs[k]->id < nv && g->values.v[n->inputs[k]->id] == n->inputs[k]) {
+        cstart[n->inputs[k]->id + 1]++;
+        total++;
       }
+  }
+  for (int v = 0; v < nv; v++) cstart[v + 1] += cstart[v];
+  int *cons = calloc((size_t)total + 1, sizeof(int)), *fill = calloc((size_t)nv + 1, sizeof(int));
+  if (!cons || !fill) abort();
+  for (int i = 0; i < nn; i++) {
+    Node *n = g->nodes.v[i];
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      if (v && v->producer && v->id < nv && g->values.v[v->id] == v) cons[cstart[v->id] + fill[v->id]++] = i;
     }
-    (void)head;
+  }
+  /* Kahn's algorithm with a min-heap on model position, so independent nodes keep the
+     model's order and the result is deterministic. */
+  int *heap = calloc((size_t)nn + 1, sizeof(int));
+  if (!heap) abort();
+  int hn = 0, tail = 0;
+#define HEAP_PUSH(x)                                                      \
+  do {                                                                    \
+    int c_ = hn++;                                                        \
+    heap[c_] = (x);                                                       \
+    while (c_ > 0 && heap[(c_ - 1) / 2] > heap[c_]) {                     \
+      int p_ = (c_ - 1) / 2, t_ = heap[p_];                               \
+      heap[p_] = heap[c_];                                                \
+      heap[c_] = t_;                                                      \
+      c_ = p_;                                                            \
+    }                                                                     \
+  } while (0)
+  for (int i = 0; i < nn; i++)
+    if (indeg[i] == 0) HEAP_PUSH(i);
+  while (hn > 0) {
+    int i = heap[0];
+    heap[0] = heap[--hn];
+    for (int c = 0;;) {
+      int l = 2 * c + 1, r = l + 1, m = c;
+      if (l < hn && heap[l] < heap[m]) m = l;
+      if (r < hn && heap[r] < heap[m]) m = r;
+      if (m == c) break;
+      int t = heap[m];
+      heap[m] = heap[c];
+      heap[c] = t;
+      c = m;
+    }
+    done[i] = 1;
+    order[tail++] = i;
+    Node *n = g->nodes.v[i];
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      if (!v || v->id >= nv || g->values.v[v->id] != v) continue;
+      for (int q = cstart[v->id]; q < cstart[v->id + 1]; q++)
+        if (--indeg[cons[q]] == 0) HEAP_PUSH(cons[q]);
+    }
+  }
+#undef HEAP_PUSH
+  free(heap);
+  free(cons);
+  free(fill);
+  free(cstart);
+  if (tail < nn) {
+    for (int i = 0; i < nn; i++)
+      if (!done[i]) {
+        Node *bad = g->nodes.v[i];
+        free(indeg); free(order); free(done);
+        fail_node(ctx, bad, "the graph has a cycle through this node");
+      }
   }
   Node **sorted = arena_alloc(&ctx->arena, sizeof(Node *) * (size_t)(nn + 1));
   for (int i = 0; i < nn; i++) sorted[i] = g->nodes.v[order[i]];

@@ -110,7 +110,10 @@ struct Node {
   const char *domain;     /* "" for the default domain */
   int opset;              /* opset version of the node's domain in this model */
   int id;
-  Value **inputs; int n_inputs;    /* NULL entries: omitted optional inputs */
+  Value **inputs; int n_inputs;    /* NULL entries: omitted optional inputs; nodes with subgraphs
+                                      get the outer values their subgraphs read appended after
+                                      their n_explicit ONNX inputs */
+  int n_explicit;
   Value **outputs; int n_outputs;  /* NULL entries: omitted optional outputs */
   Attr *attrs; int n_attrs;
   const OpDef *def;
@@ -119,6 +122,7 @@ struct Node {
   int64_t scratch_bytes;  /* from OpDef.scratch, planned in the arena */
   int64_t scratch_offset;
   int step;               /* position in the schedule */
+  int fn_id;              /* number of its C function (emit_c.c) */
 };
 
 struct Graph {
@@ -128,7 +132,15 @@ struct Graph {
   PtrVec inputs;          /* Value*: real graph inputs (not initializers) */
   PtrVec outputs;         /* Value* */
   PtrVec inits;           /* Value*: initializers in model order */
+  PtrVec sched;           /* Node*: live nodes in execution order (schedule.c) */
+  int64_t arena_bytes;    /* arena this graph's plan needs (plan_memory.c) */
+  bool is_sub;            /* a subgraph (If/Loop/Scan body) */
 };
+
+/* True when v is one of g's own values (not one of an enclosing graph's). */
+bool value_is_local(const Graph *g, const Value *v);
+/* Outer values a subgraph (and the subgraphs nested in it) reads: its free variables. */
+void subgraph_free_values(Ctx *ctx, Graph *sub, PtrVec *out);
 
 /* ---- util.c: errors and small helpers ------------------------------------------------- */
 
@@ -149,7 +161,6 @@ struct Ctx {
   size_t align;
   /* results */
   int64_t arena_bytes;
-  PtrVec schedule;        /* Node* in execution order */
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
 };
 
@@ -263,8 +274,10 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max);
 void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
-void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c */
-void plan_memory(Ctx *ctx, Graph *g);          /* plan_memory.c */
+void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c: sets g->sched */
+/* plan_memory.c: sets offsets and g->arena_bytes.  For a subgraph, its inputs and outputs get
+   arena slots too (live over the whole body), so the owning op copies values in and out. */
+void plan_memory(Ctx *ctx, Graph *g);
 void plan_check(Ctx *ctx, Graph *g);           /* plan_memory.c: aborts on overlap */
 
 typedef struct CompileOptions {
@@ -296,7 +309,15 @@ struct Emit {
   int indent;
   Node *node;           /* node being emitted */
   int tmp;              /* counter for fresh local names */
+  int fn_counter;       /* node functions emitted so far */
 };
+
+/* For ops with subgraphs (If/Loop/Scan): emits the calls that run `sub` inside the owner's
+   node function, with the subgraph's arena at `base` (an expression inside the owner's
+   scratch W); and the storage expression of one of the subgraph's values (its inputs and
+   outputs have slots in that arena). */
+void emit_subgraph(Emit *e, Node *owner, Graph *sub, const char *base);
+const char *subgraph_ptr(Emit *e, Node *owner, Graph *sub, const char *base, Value *v, bool as_const);
 
 /* Prints one line of C at the current indentation.  A line ending in '{' indents the lines
    after it; a line starting with '}' dedents itself and what follows. */

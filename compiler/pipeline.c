@@ -106,8 +106,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   else strcpy(h_path + n, ".h");
   emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
   if (ctx->verbose)
-    fprintf(stderr, "onnxc: %s: %d nodes, arena %lld bytes\n", opt->model_path, ctx->schedule.n,
-            (long long)ctx->arena_bytes);
+    fprintf(stderr, "onnxc: %s: %d nodes, arena %lld bytes\n", opt->model_path, ctx->graph->sched.n,
+            (long long)ctx->graph->arena_bytes);
 done:
   if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);
   arena_free_all(&ctx->arena);

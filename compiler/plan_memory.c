@@ -22,8 +22,10 @@ typedef struct Buffer {
   Node *node;     /* scratch owner */
 } Buffer;
 
-static bool in_arena(const Value *v) {
-  return v && v->kind == VAL_INTERMEDIATE && !v->is_output && !v->data && !v->alias_of;
+static bool in_arena(const Graph *g, const Value *v) {
+  if (!v || v->data || v->alias_of || !value_is_local(g, v)) return false;
+  if (g->is_sub) return true; /* body inputs/outputs live in the body's arena */
+  return v->kind == VAL_INTERMEDIATE && !v->is_output;
 }
 
 static Value *root_of(Value *v) {
@@ -45,14 +47,15 @@ static int cmp_offset(const void *a, const void *b) {
 
 void plan_memory(Ctx *ctx, Graph *g) {
   int64_t align = (int64_t)(ctx->align ? ctx->align : 16);
-  PtrVec *sched = &ctx->schedule;
+  PtrVec *sched = &g->sched;
   /* views */
   for (int s = 0; s < sched->n; s++) {
     Node *n = sched->v[s];
     Value *in = node_in(n, 0), *out = node_out(n, 0);
     if (!(n->def->flags & OPF_VIEW) || !in || !out) continue;
     if (out->is_output || in->data || value_bytes(in) != value_bytes(out)) continue;
-    if (in->kind == VAL_INPUT || in_arena(in) || in->alias_of || in->is_output) {
+    if (!value_is_local(g, in) || !value_is_local(g, out)) continue;
+    if ((in->kind == VAL_INPUT && !g->is_sub) || in_arena(g, in) || in->alias_of || (in->is_output && !g->is_sub)) {
       out->alias_of = in;
       out->alias_offset = 0;
     }
@@ -62,7 +65,18 @@ void plan_memory(Ctx *ctx, Graph *g) {
     Value *v = g->values.v[i];
     v->first = v->last = -1;
     v->offset = -1;
+    if (g->is_sub && v->kind == VAL_INPUT) v->first = 0;
   }
+  if (g->is_sub)
+    for (int i = 0; i < g->outputs.n; i++) {
+      Value *v = g->outputs.v[i];
+      Value *r = v;
+      while (r->alias_of) r = r->alias_of;
+      if (value_is_local(g, r)) {
+        if (r->first < 0) r->first = 0;
+        r->last = sched->n;
+      }
+    }
   for (int s = 0; s < sched->n; s++) {
     Node *n = sched->v[s];
     for (int k = 0; k < n->n_outputs; k++) {
@@ -74,9 +88,10 @@ void plan_memory(Ctx *ctx, Graph *g) {
     }
     for (int k = 0; k < n->n_inputs; k++) {
       Value *v = n->inputs[k];
-      if (!v) continue;
+      if (!v || !value_is_local(g, v)) continue;
       Value *r = root_of(v);
       if (r->last < s) r->last = s;
+      if (r->first < 0) r->first = s;
     }
   }
   /* buffers */
@@ -86,7 +101,7 @@ void plan_memory(Ctx *ctx, Graph *g) {
   if (!bufs || !order) abort();
   for (int i = 0; i < g->values.n; i++) {
     Value *v = g->values.v[i];
-    if (!in_arena(v) || v->first < 0) continue;
+    if (!in_arena(g, v) || v->first < 0) continue;
     Buffer *b = &bufs[nb++];
     b->size = (value_bytes(v) + align - 1) / align * align;
     if (b->size == 0) b->size = align;
@@ -134,7 +149,7 @@ void plan_memory(Ctx *ctx, Graph *g) {
     if (bufs[i].value) bufs[i].value->offset = bufs[i].offset;
     else bufs[i].node->scratch_offset = bufs[i].offset;
   }
-  ctx->arena_bytes = total;
+  g->arena_bytes = total;
   free(placed);
   free(order);
   free(bufs);
@@ -143,13 +158,13 @@ void plan_memory(Ctx *ctx, Graph *g) {
 
 /* Proves the plan: no two arena buffers that are live at the same step share a byte. */
 void plan_check(Ctx *ctx, Graph *g) {
-  PtrVec *sched = &ctx->schedule;
+  PtrVec *sched = &g->sched;
   int n = 0;
   Buffer *b = calloc((size_t)(g->values.n + sched->n + 1), sizeof(Buffer));
   if (!b) abort();
   for (int i = 0; i < g->values.n; i++) {
     Value *v = g->values.v[i];
-    if (!in_arena(v) || v->first < 0) continue;
+    if (!in_arena(g, v) || v->first < 0) continue;
     b[n++] = (Buffer){value_bytes(v), v->offset, v->first, v->last, v, NULL};
   }
   for (int s = 0; s < sched->n; s++) {
@@ -157,7 +172,7 @@ void plan_check(Ctx *ctx, Graph *g) {
     if (nd->scratch_bytes > 0) b[n++] = (Buffer){nd->scratch_bytes, nd->scratch_offset, s, s, NULL, nd};
   }
   for (int i = 0; i < n; i++) {
-    CHECK(b[i].offset >= 0 && b[i].offset + b[i].size <= ctx->arena_bytes);
+    CHECK(b[i].offset >= 0 && b[i].offset + b[i].size <= g->arena_bytes);
     for (int j = i + 1; j < n; j++) {
       bool time = b[i].first <= b[j].last && b[j].first <= b[i].last;
       bool space = b[i].offset < b[j].offset + b[j].size && b[j].offset < b[i].offset + b[i].size;

@@ -9,11 +9,11 @@
 #include "onnxc.h"
 
 void schedule_graph(Ctx *ctx, Graph *g) {
-  ctx->schedule.n = 0;
+  g->sched.n = 0;
   for (int i = 0; i < g->nodes.n; i++) {
     Node *n = g->nodes.v[i];
     if (n->dead) continue;
-    n->step = ctx->schedule.n;
-    vec_push(&ctx->arena, &ctx->schedule, n);
+    n->step = g->sched.n;
+    vec_push(&ctx->arena, &g->sched, n);
   }
 }

@@ -354,25 +354,49 @@ typedef struct Names {
   const char **in, **out;
 } Names;
 
-/* The C expression for a value's storage inside <name>_run(). */
-static const char *value_ptr(Emit *e, Graph *g, Names *nm, Value *v, bool as_const) {
+/* Where a graph's values live while its nodes run: the top graph binds caller buffers and the
+   arena `A`; a subgraph (If/Loop/Scan body) runs inside its owner's node function, with its
+   arena at `base` (in the owner's scratch) and outer values reached through the owner's
+   inputs X<k>. */
+typedef struct Env {
+  Graph *g;
+  Node *owner;        /* NULL for the top graph */
+  const char *base;   /* arena base expression */
+  Names *nm;          /* top graph only */
+} Env;
+
+/* The C expression for a value's storage. */
+static const char *value_ptr(Emit *e, const Env *env, Value *v, bool as_const) {
+  Graph *g = env->g;
   int64_t extra = 0;
   while (v->alias_of) { extra += v->alias_offset; v = v->alias_of; }
   const char *base = NULL;
-  if (v->data) base = v->cname;
-  else if (v->kind == VAL_INPUT) {
+  if (v->data) {
+    base = v->cname;
+  } else if (!value_is_local(g, v)) {
+    CHECK(env->owner);
+    for (int k = 0; k < env->owner->n_inputs && !base; k++)
+      if (env->owner->inputs[k] == v) base = fmt(e, "X%d", k);
+  } else if (env->owner) {
+    CHECK(v->offset >= 0);
+    base = fmt(e, "(%s%s *)(%s + %lld)", as_const ? "const " : "", c_type(v->dtype), env->base, (long long)v->offset);
+  } else if (v->kind == VAL_INPUT) {
     for (int i = 0; i < g->inputs.n; i++)
-      if (g->inputs.v[i] == v) base = nm->in[i];
+      if (g->inputs.v[i] == v) base = env->nm->in[i];
   } else if (v->is_output) {
     for (int i = 0; i < g->outputs.n; i++)
-      if (g->outputs.v[i] == v) { base = nm->out[i]; break; }
+      if (g->outputs.v[i] == v) { base = env->nm->out[i]; break; }
   } else {
     CHECK(v->offset >= 0);
-    base = fmt(e, "(%s%s *)(A + %lld)", as_const ? "const " : "", c_type(v->dtype), (long long)v->offset);
+    base = fmt(e, "(%s%s *)(%s + %lld)", as_const ? "const " : "", c_type(v->dtype), env->base, (long long)v->offset);
   }
   CHECK(base);
   if (extra) base = fmt(e, "((%s%s *)((%sunsigned char *)%s + %lld))", as_const ? "const " : "", c_type(v->dtype), as_const ? "const " : "", base, (long long)extra);
   return base;
+}
+
+static const char *fn_name(Emit *e, const Node *n) {
+  return fmt(e, "n%d_%s", n->fn_id, sanitize(&e->ctx->arena, n->name, 40));
 }
 
 static void emit_node_fn(Emit *e, Node *n) {
@@ -394,7 +418,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_printf(&sig, " */\n");
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
-  buf_printf(e->out, "static void n%d_%s(", n->step, sanitize(&ctx->arena, n->name, 40));
+  buf_printf(e->out, "static void %s(", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -428,6 +452,100 @@ static void emit_node_fn(Emit *e, Node *n) {
 
 static bool emit_skipped(const Node *n) {
   return (n->def->flags & OPF_VIEW) && n->outputs[0] && n->outputs[0]->alias_of;
+}
+
+/* Emits the node functions of g, those of nested subgraphs first (C has no nested functions). */
+static void emit_node_fns(Emit *e, Graph *g) {
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    if (emit_skipped(n)) continue;
+    for (int k = 0; k < n->n_attrs; k++)
+      if (n->attrs[k].g) emit_node_fns(e, n->attrs[k].g);
+    n->fn_id = e->fn_counter++;
+    Node *saved = e->node;
+    int saved_indent = e->indent;
+    emit_node_fn(e, n);
+    e->node = saved;
+    e->indent = saved_indent;
+  }
+}
+
+/* Emits, at the current indentation, the calls that run g's schedule. */
+static void emit_calls(Emit *e, const Env *env) {
+  Graph *g = env->g;
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    if (emit_skipped(n)) continue;
+    Buf call = {0};
+    buf_printf(&call, "%s(", fn_name(e, n));
+    bool first = true;
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      buf_printf(&call, "%s%s", first ? "" : ", ", v ? value_ptr(e, env, v, true) : "(const void *)0");
+      first = false;
+    }
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      bool used = v && (v->n_consumers > 0 || v->is_output);
+      buf_printf(&call, "%s%s", first ? "" : ", ",
+                 used ? value_ptr(e, env, v, false) : fmt(e, "(%s *)0", v ? c_type(v->dtype) : "void"));
+      first = false;
+    }
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      if (!v || !v->dynamic) continue;
+      int oi = -1;
+      if (!env->owner)
+        for (int i = 0; i < g->outputs.n; i++)
+          if (g->outputs.v[i] == v && oi < 0) oi = i;
+      if (oi >= 0) buf_printf(&call, "%s(dims ? dims[%d] : dl%d)", first ? "" : ", ", oi, oi);
+      else buf_printf(&call, "%sdyn_scratch", first ? "" : ", ");
+      first = false;
+    }
+    buf_printf(&call, "%s%s);", first ? "" : ", ",
+               n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
+    ep(e, "%s", call.p);
+    buf_free(&call);
+  }
+}
+
+void emit_subgraph(Emit *e, Node *owner, Graph *sub, const char *base) {
+  Env env = {sub, owner, base, NULL};
+  for (int s = 0; s < sub->sched.n; s++) {
+    Node *n = sub->sched.v[s];
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] && n->outputs[k]->dynamic)
+        fail_node(e->ctx, n, "data-dependent shapes inside a subgraph are not supported");
+  }
+  emit_calls(e, &env);
+}
+
+const char *subgraph_ptr(Emit *e, Node *owner, Graph *sub, const char *base, Value *v, bool as_const) {
+  Env env = {sub, owner, base, NULL};
+  return value_ptr(e, &env, v, as_const);
+}
+
+/* Every constant read by a node of g or nested subgraphs, or returned by a graph. */
+static void emit_consts(Emit *e, Graph *g, int *nconst) {
+  Arena *a = &e->ctx->arena;
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    if (emit_skipped(n)) continue;
+    for (int k = 0; k < n->n_attrs; k++)
+      if (n->attrs[k].g) emit_consts(e, n->attrs[k].g, nconst);
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      if (!v || !v->data || v->cname) continue;
+      v->cname = arena_printf(a, "w%d_%s", (*nconst)++, sanitize(a, v->name, 32));
+      emit_const(e, v);
+    }
+  }
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (!v->data || v->cname) continue;
+    v->cname = arena_printf(a, "w%d_%s", (*nconst)++, sanitize(a, v->name, 32));
+    emit_const(e, v);
+  }
 }
 
 static void emit_template(Emit *e, const char *name) {
@@ -474,7 +592,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(&h, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n#include \"onnxc_rt.h\"\n\n", UP, UP);
   buf_printf(&h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   buf_printf(&h, "/* Scratch the caller provides to %s_run (16-byte aligned); 0 means none is needed. */\n", P);
-  buf_printf(&h, "#define %s_ARENA_BYTES %lld\n\n", UP, (long long)ctx->arena_bytes);
+  buf_printf(&h, "#define %s_ARENA_BYTES %lld\n\n", UP, (long long)g->arena_bytes);
   Buf params = {0}, args = {0}, proto = {0};
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
@@ -503,35 +621,10 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(&c, "#include \"%s\"\n\n", hbase);
   emit_template(&e, "common");
   buf_puts(&c, "\n");
-  /* constants used by live nodes or outputs */
   int nconst = 0;
-  for (int i = 0; i < g->values.n; i++) {
-    Value *v = g->values.v[i];
-    v->cname = NULL;
-  }
-  for (int s = 0; s < ctx->schedule.n; s++) {
-    Node *n = ctx->schedule.v[s];
-    if (emit_skipped(n)) continue;
-    for (int k = 0; k < n->n_inputs; k++) {
-      Value *v = n->inputs[k];
-      if (!v || !v->data || v->cname) continue;
-      v->cname = arena_printf(a, "w%d_%s", nconst++, sanitize(a, v->name, 32));
-      emit_const(&e, v);
-    }
-  }
-  for (int i = 0; i < g->outputs.n; i++) {
-    Value *v = g->outputs.v[i];
-    if (!v->data || v->cname) continue;
-    v->cname = arena_printf(a, "w%d_%s", nconst++, sanitize(a, v->name, 32));
-    emit_const(&e, v);
-  }
+  emit_consts(&e, g, &nconst);
   if (nconst) buf_puts(&c, "\n");
-  /* node functions */
-  for (int s = 0; s < ctx->schedule.n; s++) {
-    Node *n = ctx->schedule.v[s];
-    if (emit_skipped(n)) continue;
-    emit_node_fn(&e, n);
-  }
+  emit_node_fns(&e, g);
   /* run: an implementation that also reports output dims, and the typed entry */
   buf_printf(&c, "static int run_impl(void *arena%s,\n    int64_t *const *dims) {\n", params.p ? params.p : "");
   e.indent = 1;
@@ -544,8 +637,8 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   }
   {
     bool any_dyn = false;
-    for (int s = 0; s < ctx->schedule.n; s++) {
-      Node *n = ctx->schedule.v[s];
+    for (int s = 0; s < g->sched.n; s++) {
+      Node *n = g->sched.v[s];
       for (int k = 0; k < n->n_outputs; k++)
         if (n->outputs[k] && n->outputs[k]->dynamic && !n->outputs[k]->is_output) any_dyn = true;
     }
@@ -553,43 +646,12 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   }
   for (int i = 0; i < g->inputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.in[i]);
   for (int i = 0; i < g->outputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.out[i]);
-  if (ctx->arena_bytes > 0) {
+  if (g->arena_bytes > 0) {
     ep(&e, "if (!arena) return ONNXC_ERR_NULL;");
     ep(&e, "if ((uintptr_t)arena %% %zu != 0) return ONNXC_ERR_ALIGN;", ctx->align);
   }
-  for (int s = 0; s < ctx->schedule.n; s++) {
-    Node *n = ctx->schedule.v[s];
-    if (emit_skipped(n)) continue;
-    Buf call = {0};
-    buf_printf(&call, "n%d_%s(", n->step, sanitize(a, n->name, 40));
-    bool first = true;
-    for (int k = 0; k < n->n_inputs; k++) {
-      Value *v = n->inputs[k];
-      buf_printf(&call, "%s%s", first ? "" : ", ", v ? value_ptr(&e, g, &nm, v, true) : "(const void *)0");
-      first = false;
-    }
-    for (int k = 0; k < n->n_outputs; k++) {
-      Value *v = n->outputs[k];
-      const char *p = "(void *)0";
-      if (v && (v->n_consumers > 0 || v->is_output)) p = value_ptr(&e, g, &nm, v, false);
-      else if (v) p = "(void *)0"; /* unused optional output: kernels skip NULL outputs */
-      buf_printf(&call, "%s%s", first ? "" : ", ", v && (v->n_consumers > 0 || v->is_output) ? p : fmt(&e, "(%s *)0", v ? c_type(v->dtype) : "void"));
-      first = false;
-    }
-    for (int k = 0; k < n->n_outputs; k++) {
-      Value *v = n->outputs[k];
-      if (!v || !v->dynamic) continue;
-      int oi = -1;
-      for (int i = 0; i < g->outputs.n; i++)
-        if (g->outputs.v[i] == v && oi < 0) oi = i;
-      if (oi >= 0) buf_printf(&call, "%s(dims ? dims[%d] : dl%d)", first ? "" : ", ", oi, oi);
-      else buf_printf(&call, "%sdyn_scratch", first ? "" : ", ");
-      first = false;
-    }
-    buf_printf(&call, "%s%s);", first ? "" : ", ", n->scratch_bytes > 0 ? fmt(&e, "A + %lld", (long long)n->scratch_offset) : "(unsigned char *)0");
-    ep(&e, "%s", call.p);
-    buf_free(&call);
-  }
+  Env top = {g, NULL, "A", &nm};
+  emit_calls(&e, &top);
   /* outputs that no node writes: constants and pass-through inputs */
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
@@ -600,7 +662,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     const char *src = NULL;
     for (int j = 0; j < i; j++)
       if (g->outputs.v[j] == v) src = nm.out[j];
-    if (!src) src = value_ptr(&e, g, &nm, v, true);
+    if (!src) src = value_ptr(&e, &top, v, true);
     if (v->is_output && !v->data && v->kind != VAL_INPUT && !src) continue;
     if (value_numel(v) > 0)
       ep(&e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
