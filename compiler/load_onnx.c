@@ -385,6 +385,18 @@ static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, 
   for (size_t k = 0; k < np->n_attribute; k++)
     if (load_attr(ctx, g, n, &n->attrs[na], np->attribute[k], in)) na++;
   n->n_attrs = na;
+  /* the outer values its subgraphs read become hidden inputs, so ordering, liveness and the
+     emitted function see them like any input */
+  PtrVec fv = {0};
+  for (int k = 0; k < n->n_attrs; k++)
+    if (n->attrs[k].g) subgraph_free_values(ctx, n->attrs[k].g, &fv);
+  if (fv.n) {
+    Value **ins = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_inputs + fv.n + 1));
+    for (int k = 0; k < n->n_inputs; k++) ins[k] = n->inputs[k];
+    for (int k = 0; k < fv.n; k++) ins[n->n_inputs + k] = fv.v[k];
+    n->inputs = ins;
+    n->n_inputs += fv.n;
+  }
   for (size_t k = 0; k < np->n_output; k++) {
     const char *nm = map_name(ctx, in, np->output[k]);
     if (!nm || !*nm) continue;
@@ -401,6 +413,7 @@ static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, 
 
 static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top) {
   Graph *g = graph_new(ctx, parent);
+  g->is_sub = !top;
   for (size_t i = 0; i < gp->n_initializer; i++) {
     const Onnx__TensorProto *t = gp->initializer[i];
     const char *name = t->name ? t->name : "";
@@ -432,8 +445,22 @@ static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bo
     } else {
       /* subgraph inputs (Loop/Scan bodies): types set by the owning op's shape rule */
       if (vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
-          vi->type->tensor_type)
-        v->dtype = vi->type->tensor_type->elem_type;
+          vi->type->tensor_type) {
+        const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+        v->dtype = tt->elem_type;
+        /* the declared shape, when fully static, is a hint for the owner's rule (rank of a
+           Loop's iteration number, ...); rank -1 means undeclared */
+        v->rank = -1;
+        if (tt->shape && tt->shape->n_dim <= ONNXC_MAX_RANK) {
+          bool ok = true;
+          for (size_t d = 0; d < tt->shape->n_dim; d++) {
+            const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[d];
+            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) v->dims[d] = dm->dim_value;
+            else ok = false;
+          }
+          if (ok) v->rank = (int)tt->shape->n_dim;
+        }
+      }
       vec_push(&ctx->arena, &g->inputs, v);
     }
   }

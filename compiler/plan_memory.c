@@ -65,7 +65,8 @@ void plan_memory(Ctx *ctx, Graph *g) {
     Value *v = g->values.v[i];
     v->first = v->last = -1;
     v->offset = -1;
-    if (g->is_sub && v->kind == VAL_INPUT) v->first = 0;
+    /* body inputs live over the whole body, so the owner can copy outputs into them */
+    if (g->is_sub && v->kind == VAL_INPUT) { v->first = 0; v->last = sched->n; }
   }
   if (g->is_sub)
     for (int i = 0; i < g->outputs.n; i++) {

@@ -1,0 +1,322 @@
+/*
+ * ops_control.c - control flow: If, Loop, Scan compiled to C control flow.
+ *
+ * A subgraph is an ordinary Graph (is_sub): its nodes get their own schedule and memory plan,
+ * and its node functions are emitted before the owner's.  The owner's node function runs the
+ * body with emit_subgraph(), the body's arena sitting at the start of the owner's scratch W.
+ * Outer values the body reads were appended to the owner's inputs by the loader (hidden inputs
+ * after n_explicit), so they arrive as X<k> parameters.  Body inputs and outputs have slots in
+ * the body arena that stay live over the whole body; the owner copies values in and out:
+ *   If:   run one branch, copy its outputs to Y.
+ *   Loop: carried values live in the body's input slots; after each iteration the body's
+ *         carried outputs are copied back into them (memmove: an output may be its input), scan
+ *         outputs are appended to Y.  The trip count M must be known at compile time when
+ *         there are scan outputs; when the loop may stop early on its condition, the scan
+ *         outputs are data-dependent (bound M) and report their actual dims.
+ *   Scan: slices of the scan inputs along their axes are copied into the body's input slots,
+ *         and the body's scan outputs are copied into the stacked outputs.
+ */
+#include <string.h>
+
+#include "onnxc.h"
+
+static Graph *graph_attr(Ctx *ctx, Node *n, const char *name) {
+  const Attr *a = node_attr(n, name);
+  if (!a || !a->g) fail_node(ctx, n, "missing graph attribute '%s'", name);
+  return a->g;
+}
+
+static void infer_body(Ctx *ctx, Node *n, Graph *body) {
+  (void)n;
+  graph_verify(ctx, body);
+  infer_and_fold(ctx, body);
+}
+
+/* Schedules and plans a body once; returns its arena size. */
+static int64_t prepare_body(Ctx *ctx, Graph *body) {
+  if (!body->sched.n && body->nodes.n) {
+    eliminate_dead(ctx, body);
+    schedule_graph(ctx, body);
+    plan_memory(ctx, body);
+  }
+  return (body->arena_bytes + 15) / 16 * 16;
+}
+
+static void emit_copy(Emit *e, const char *dst, const char *src, int64_t bytes) {
+  if (bytes > 0) ep(e, "memmove(%s, %s, %lld);", dst, src, (long long)bytes);
+}
+
+/* ---- If ---------------------------------------------------------------------------------- */
+
+static void if_infer(Ctx *ctx, Node *n) {
+  Value *c = node_in(n, 0);
+  if (!c || c->dtype != DT_BOOL || value_numel(c) != 1) fail_node(ctx, n, "cond must be a one-element bool tensor");
+  Graph *t = graph_attr(ctx, n, "then_branch"), *f = graph_attr(ctx, n, "else_branch");
+  infer_body(ctx, n, t);
+  infer_body(ctx, n, f);
+  if (t->outputs.n != n->n_outputs || f->outputs.n != n->n_outputs)
+    fail_node(ctx, n, "branches give %d and %d outputs for %d node outputs", t->outputs.n, f->outputs.n, n->n_outputs);
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *a = t->outputs.v[k], *b = f->outputs.v[k];
+    if (a->dtype != b->dtype || !same_shape(a, b))
+      fail_node(ctx, n, "output %d: the branches give %s%s and %s%s; onnxc needs one static type and shape", k,
+                dtype_name(a->dtype), shape_str(&ctx->arena, a), dtype_name(b->dtype), shape_str(&ctx->arena, b));
+    if (n->outputs[k]) value_set_shape(n->outputs[k], a->dtype, a->rank, a->dims);
+  }
+}
+
+static int64_t if_scratch(Ctx *ctx, Node *n) {
+  int64_t a = prepare_body(ctx, graph_attr(ctx, n, "then_branch"));
+  int64_t b = prepare_body(ctx, graph_attr(ctx, n, "else_branch"));
+  return a > b ? a : b;
+}
+
+static void if_branch(Emit *e, Node *n, Graph *g) {
+  emit_subgraph(e, n, g, "W");
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    if (!v) continue;
+    ep(e, "if (Y%d) {", k);
+    emit_copy(e, fmt(e, "Y%d", k), subgraph_ptr(e, n, g, "W", g->outputs.v[k], true), value_bytes(v));
+    ep(e, "}");
+  }
+}
+
+static void if_emit(Emit *e, Node *n) {
+  Graph *t = graph_attr(e->ctx, n, "then_branch"), *f = graph_attr(e->ctx, n, "else_branch");
+  ep(e, "if (X0[0]) {");
+  if_branch(e, n, t);
+  ep(e, "} else {");
+  if_branch(e, n, f);
+  ep(e, "}");
+}
+
+/* ---- Loop -------------------------------------------------------------------------------- */
+
+typedef struct LoopInfo {
+  int64_t trip;     /* compile-time trip count, -1 when unbounded */
+  int n_carried, n_scan;
+} LoopInfo;
+
+static void loop_infer(Ctx *ctx, Node *n) {
+  Graph *body = graph_attr(ctx, n, "body");
+  int nc = n->n_explicit - 2;
+  if (nc < 0) fail_node(ctx, n, "expects M, cond and the loop-carried values as inputs");
+  if (body->inputs.n != nc + 2) fail_node(ctx, n, "the body takes %d inputs; expected %d", body->inputs.n, nc + 2);
+  if (body->outputs.n < nc + 1) fail_node(ctx, n, "the body gives %d outputs; expected at least %d", body->outputs.n, nc + 1);
+  LoopInfo *li = arena_alloc(&ctx->arena, sizeof *li);
+  li->n_carried = nc;
+  li->n_scan = body->outputs.n - 1 - nc;
+  li->trip = -1;
+  Value *m = node_in(n, 0), *cond = node_in(n, 1);
+  if (m) {
+    if (!m->data) fail_node(ctx, n, "input '%s' (trip count M) must be known at compile time; it is computed at run time (bind it with --const-input %s=FILE.pb)", m->name, m->name);
+    li->trip = const_get_i(m, 0);
+    if (li->trip < 0) li->trip = 0;
+  }
+  if (cond && (cond->dtype != DT_BOOL || value_numel(cond) != 1)) fail_node(ctx, n, "cond must be a one-element bool tensor");
+  /* body inputs: iteration number, condition, carried values */
+  Value *it = body->inputs.v[0], *bc = body->inputs.v[1];
+  int64_t one = 1;
+  if (it->rank == 1) value_set_shape(it, DT_INT64, 1, &one);
+  else value_set_shape(it, DT_INT64, 0, NULL);
+  if (bc->rank == 1) value_set_shape(bc, DT_BOOL, 1, &one);
+  else value_set_shape(bc, DT_BOOL, 0, NULL);
+  for (int i = 0; i < nc; i++) {
+    Value *v0 = node_in(n, 2 + i);
+    if (!v0) fail_node(ctx, n, "loop-carried input %d is missing", i);
+    value_set_shape(body->inputs.v[2 + i], v0->dtype, v0->rank, v0->dims);
+  }
+  infer_body(ctx, n, body);
+  Value *co = body->outputs.v[0];
+  if (co->dtype != DT_BOOL || value_numel(co) != 1) fail_node(ctx, n, "the body's condition output must be a one-element bool");
+  for (int i = 0; i < nc; i++) {
+    Value *o = body->outputs.v[1 + i], *v0 = node_in(n, 2 + i);
+    if (o->dtype != v0->dtype || !same_shape(o, v0))
+      fail_node(ctx, n, "loop-carried value %d changes from %s%s to %s%s; onnxc needs static shapes", i,
+                dtype_name(v0->dtype), shape_str(&ctx->arena, v0), dtype_name(o->dtype), shape_str(&ctx->arena, o));
+    if (node_out(n, i)) value_set_shape(n->outputs[i], o->dtype, o->rank, o->dims);
+  }
+  /* may the loop stop before M iterations? */
+  bool cond_const_true = (!cond || (cond->data && const_get_i(cond, 0))) && co->data && const_get_i(co, 0);
+  for (int k = 0; k < li->n_scan; k++) {
+    Value *o = body->outputs.v[1 + nc + k], *y = node_out(n, nc + k);
+    if (!y) continue;
+    if (li->trip < 0) fail_node(ctx, n, "scan outputs need a compile-time trip count M");
+    if (o->rank + 1 > ONNXC_MAX_RANK) fail_node(ctx, n, "scan output rank too large");
+    int64_t dims[ONNXC_MAX_RANK];
+    dims[0] = li->trip;
+    for (int d = 0; d < o->rank; d++) dims[d + 1] = o->dims[d];
+    value_set_shape(y, o->dtype, o->rank + 1, dims);
+    if (!cond_const_true) y->dynamic = true;
+  }
+  n->priv = li;
+}
+
+static int64_t loop_scratch(Ctx *ctx, Node *n) { return prepare_body(ctx, graph_attr(ctx, n, "body")); }
+
+static void loop_emit(Emit *e, Node *n) {
+  Graph *body = graph_attr(e->ctx, n, "body");
+  LoopInfo *li = n->priv;
+  int nc = li->n_carried;
+  const char *it = subgraph_ptr(e, n, body, "W", body->inputs.v[0], false);
+  const char *bc = subgraph_ptr(e, n, body, "W", body->inputs.v[1], false);
+  const char *co = subgraph_ptr(e, n, body, "W", body->outputs.v[0], true);
+  ep(e, "long long i = 0;");
+  ep(e, "uint8_t c = %s;", node_in(n, 1) ? "X1[0]" : "1");
+  for (int i = 0; i < nc; i++)
+    emit_copy(e, subgraph_ptr(e, n, body, "W", body->inputs.v[2 + i], false), fmt(e, "X%d", 2 + i), value_bytes(n->inputs[2 + i]));
+  if (li->trip >= 0) ep(e, "for (i = 0; i < %lldLL && c; i++) {", (long long)li->trip);
+  else ep(e, "for (i = 0; c; i++) {");
+  ep(e, "%s[0] = (int64_t)i;", it);
+  ep(e, "%s[0] = c;", bc);
+  emit_subgraph(e, n, body, "W");
+  ep(e, "c = %s[0] != 0;", co);
+  for (int i = 0; i < nc; i++) {
+    Value *in = body->inputs.v[2 + i], *out = body->outputs.v[1 + i];
+    emit_copy(e, subgraph_ptr(e, n, body, "W", in, false), subgraph_ptr(e, n, body, "W", out, true), value_bytes(in));
+  }
+  for (int k = 0; k < li->n_scan; k++) {
+    Value *y = node_out(n, nc + k), *o = body->outputs.v[1 + nc + k];
+    if (!y) continue;
+    int64_t sb = value_bytes(o);
+    if (sb > 0) ep(e, "if (Y%d) memcpy((unsigned char *)Y%d + i * %lldLL, %s, %lld);", nc + k, nc + k, (long long)sb,
+                   subgraph_ptr(e, n, body, "W", o, true), (long long)sb);
+  }
+  ep(e, "}");
+  for (int i = 0; i < nc; i++) {
+    if (!node_out(n, i)) continue;
+    ep(e, "if (Y%d) {", i);
+    emit_copy(e, fmt(e, "Y%d", i), subgraph_ptr(e, n, body, "W", body->inputs.v[2 + i], true), value_bytes(n->outputs[i]));
+    ep(e, "}");
+  }
+  for (int k = 0; k < li->n_scan; k++) {
+    Value *y = node_out(n, nc + k);
+    if (!y || !y->dynamic) continue;
+    ep(e, "D%d[0] = i;", nc + k);
+    for (int d = 1; d < y->rank; d++) ep(e, "D%d[%d] = %lld;", nc + k, d, (long long)y->dims[d]);
+  }
+}
+
+/* ---- Scan (opset 9+) ------------------------------------------------------------------------ */
+
+typedef struct ScanInfo {
+  int n_state, n_in, n_out;
+  int64_t len;
+  int in_axis[16], in_rev[16], out_axis[16], out_rev[16];
+} ScanInfo;
+
+static void scan_infer(Ctx *ctx, Node *n) {
+  Graph *body = graph_attr(ctx, n, "body");
+  ScanInfo *si = arena_alloc(&ctx->arena, sizeof *si);
+  si->n_in = (int)attr_i(n, "num_scan_inputs", -1);
+  if (si->n_in < 1 || si->n_in > 16 || si->n_in > n->n_explicit)
+    fail_node(ctx, n, "num_scan_inputs must be between 1 and the number of inputs (at most 16)");
+  si->n_state = n->n_explicit - si->n_in;
+  si->n_out = n->n_outputs - si->n_state;
+  if (si->n_out < 0 || si->n_out > 16) fail_node(ctx, n, "bad number of outputs");
+  if (body->inputs.n != si->n_state + si->n_in || body->outputs.n != si->n_state + si->n_out)
+    fail_node(ctx, n, "the body's inputs/outputs do not match the node's");
+  const int64_t *ax, *dir;
+  int nax = attr_ints(n, "scan_input_axes", &ax), ndir = attr_ints(n, "scan_input_directions", &dir);
+  si->len = -1;
+  for (int j = 0; j < si->n_in; j++) {
+    Value *x = node_in(n, si->n_state + j);
+    if (!x) fail_node(ctx, n, "scan input %d is missing", j);
+    int axis = norm_axis(ctx, n, j < nax ? ax[j] : 0, x->rank);
+    si->in_axis[j] = axis;
+    si->in_rev[j] = j < ndir ? (int)dir[j] : 0;
+    if (si->len >= 0 && x->dims[axis] != si->len) fail_node(ctx, n, "scan inputs have different lengths");
+    si->len = x->dims[axis];
+    int64_t dims[ONNXC_MAX_RANK];
+    int r = 0;
+    for (int d = 0; d < x->rank; d++)
+      if (d != axis) dims[r++] = x->dims[d];
+    value_set_shape(body->inputs.v[si->n_state + j], x->dtype, r, dims);
+  }
+  for (int i = 0; i < si->n_state; i++) {
+    Value *s0 = node_in(n, i);
+    if (!s0) fail_node(ctx, n, "state input %d is missing", i);
+    value_set_shape(body->inputs.v[i], s0->dtype, s0->rank, s0->dims);
+  }
+  infer_body(ctx, n, body);
+  for (int i = 0; i < si->n_state; i++) {
+    Value *o = body->outputs.v[i], *s0 = node_in(n, i);
+    if (o->dtype != s0->dtype || !same_shape(o, s0)) fail_node(ctx, n, "state %d changes type or shape in the body", i);
+    if (node_out(n, i)) value_set_shape(n->outputs[i], o->dtype, o->rank, o->dims);
+  }
+  int noax = attr_ints(n, "scan_output_axes", &ax), nodir = attr_ints(n, "scan_output_directions", &dir);
+  for (int k = 0; k < si->n_out; k++) {
+    Value *o = body->outputs.v[si->n_state + k];
+    int axis = norm_axis(ctx, n, k < noax ? ax[k] : 0, o->rank + 1);
+    si->out_axis[k] = axis;
+    si->out_rev[k] = k < nodir ? (int)dir[k] : 0;
+    int64_t dims[ONNXC_MAX_RANK];
+    if (o->rank + 1 > ONNXC_MAX_RANK) fail_node(ctx, n, "scan output rank too large");
+    for (int d = 0, s = 0; d < o->rank + 1; d++) dims[d] = d == axis ? si->len : o->dims[s++];
+    if (node_out(n, si->n_state + k)) value_set_shape(n->outputs[si->n_state + k], o->dtype, o->rank + 1, dims);
+  }
+  n->priv = si;
+}
+
+static int64_t scan_scratch(Ctx *ctx, Node *n) { return prepare_body(ctx, graph_attr(ctx, n, "body")); }
+
+/* Copies slice t along axis between a stacked tensor (dims of `full`) and a slice buffer. */
+static void emit_slice_copy(Emit *e, const Value *full, int axis, const char *stacked, const char *slice,
+                            const char *t, bool to_slice) {
+  int64_t outer = 1, inner = (int64_t)dtype_size(full->dtype);
+  for (int d = 0; d < axis; d++) outer *= full->dims[d];
+  for (int d = axis + 1; d < full->rank; d++) inner *= full->dims[d];
+  int64_t len = full->dims[axis];
+  if (inner == 0 || outer == 0) return;
+  ep(e, "{");
+  ep(e, "long long o;");
+  ep(e, "for (o = 0; o < %lldLL; o++) {", (long long)outer);
+  const char *sp = fmt(e, "(unsigned char *)%s + (o * %lldLL + (%s)) * %lldLL", stacked, (long long)len, t, (long long)inner);
+  const char *lp = fmt(e, "(unsigned char *)%s + o * %lldLL", slice, (long long)inner);
+  if (to_slice) ep(e, "memcpy(%s, %s, %lld);", lp, sp, (long long)inner);
+  else ep(e, "memcpy(%s, %s, %lld);", sp, lp, (long long)inner);
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void scan_emit(Emit *e, Node *n) {
+  Graph *body = graph_attr(e->ctx, n, "body");
+  ScanInfo *si = n->priv;
+  for (int i = 0; i < si->n_state; i++)
+    emit_copy(e, subgraph_ptr(e, n, body, "W", body->inputs.v[i], false), fmt(e, "X%d", i), value_bytes(n->inputs[i]));
+  ep(e, "long long t;");
+  ep(e, "for (t = 0; t < %lldLL; t++) {", (long long)si->len);
+  for (int j = 0; j < si->n_in; j++) {
+    const char *t = si->in_rev[j] ? fmt(e, "%lldLL - 1 - t", (long long)si->len) : "t";
+    emit_slice_copy(e, n->inputs[si->n_state + j], si->in_axis[j], fmt(e, "X%d", si->n_state + j),
+                    subgraph_ptr(e, n, body, "W", body->inputs.v[si->n_state + j], false), t, true);
+  }
+  emit_subgraph(e, n, body, "W");
+  for (int i = 0; i < si->n_state; i++)
+    emit_copy(e, subgraph_ptr(e, n, body, "W", body->inputs.v[i], false),
+              subgraph_ptr(e, n, body, "W", body->outputs.v[i], true), value_bytes(body->inputs.v[i]));
+  for (int k = 0; k < si->n_out; k++) {
+    Value *y = node_out(n, si->n_state + k);
+    if (!y) continue;
+    const char *t = si->out_rev[k] ? fmt(e, "%lldLL - 1 - t", (long long)si->len) : "t";
+    ep(e, "if (Y%d) {", si->n_state + k);
+    emit_slice_copy(e, y, si->out_axis[k], fmt(e, "Y%d", si->n_state + k),
+                    subgraph_ptr(e, n, body, "W", body->outputs.v[si->n_state + k], true), t, false);
+    ep(e, "}");
+  }
+  ep(e, "}");
+  for (int i = 0; i < si->n_state; i++) {
+    if (!node_out(n, i)) continue;
+    ep(e, "if (Y%d) {", i);
+    emit_copy(e, fmt(e, "Y%d", i), subgraph_ptr(e, n, body, "W", body->inputs.v[i], true), value_bytes(n->outputs[i]));
+    ep(e, "}");
+  }
+}
+
+static const OpDef control_rows[] = {
+    {"If", "", 1, ONNXC_MAX_OPSET, 0, if_infer, NULL, if_emit, if_scratch, "tensors of any type", NULL},
+    {"Loop", "", 1, ONNXC_MAX_OPSET, 0, loop_infer, NULL, loop_emit, loop_scratch, "tensors of any type", NULL},
+    {"Scan", "", 9, ONNXC_MAX_OPSET, 0, scan_infer, NULL, scan_emit, scan_scratch, "tensors of any type", NULL},
+};
+OPS_FAMILY(control);
