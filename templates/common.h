@@ -2,9 +2,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Helpers below are static inline; not every model uses each one. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ONNXC_MAYBE_UNUSED __attribute__((unused))
+#else
+#define ONNXC_MAYBE_UNUSED
+#endif
+
 /* float16 / bfloat16 storage helpers: arithmetic is done in float, results are rounded to
    nearest-even on store. */
-static inline float onnxc_h2f(uint16_t h) {
+ONNXC_MAYBE_UNUSED static inline float onnxc_h2f(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
   float f;
   if (ex == 0) {
@@ -24,7 +31,7 @@ static inline float onnxc_h2f(uint16_t h) {
   return f;
 }
 
-static inline uint16_t onnxc_f2h(float f) {
+ONNXC_MAYBE_UNUSED static inline uint16_t onnxc_f2h(float f) {
   uint32_t x, sign, ax, r, rem;
   memcpy(&x, &f, 4);
   sign = (x >> 16) & 0x8000u;
@@ -49,14 +56,14 @@ static inline uint16_t onnxc_f2h(float f) {
   return (uint16_t)(sign | r);
 }
 
-static inline float onnxc_bf2f(uint16_t h) {
+ONNXC_MAYBE_UNUSED static inline float onnxc_bf2f(uint16_t h) {
   uint32_t bits = (uint32_t)h << 16;
   float f;
   memcpy(&f, &bits, 4);
   return f;
 }
 
-static inline uint16_t onnxc_f2bf(float f) {
+ONNXC_MAYBE_UNUSED static inline uint16_t onnxc_f2bf(float f) {
   uint32_t x;
   memcpy(&x, &f, 4);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
@@ -66,14 +73,14 @@ static inline uint16_t onnxc_f2bf(float f) {
 
 /* float -> integer conversion that is defined for every input (C leaves out-of-range
    conversions undefined): NaN gives 0, values beyond the range saturate. */
-static inline long long onnxc_f2i_s(double x) {
+ONNXC_MAYBE_UNUSED static inline long long onnxc_f2i_s(double x) {
   if (x != x) return 0;
   if (x >= 9223372036854775807.0) return 9223372036854775807LL;
   if (x <= -9223372036854775808.0) return -9223372036854775807LL - 1;
   return (long long)x;
 }
 
-static inline unsigned long long onnxc_f2i_u(double x) {
+ONNXC_MAYBE_UNUSED static inline unsigned long long onnxc_f2i_u(double x) {
   if (x != x || x <= -1.0) return x != x ? 0u : (unsigned long long)(long long)x;
   if (x >= 18446744073709551615.0) return 18446744073709551615ULL;
   return (unsigned long long)x;

@@ -705,6 +705,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   }
   buf_printf(&c, "\nstatic int %s_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n", P);
   if (g->inputs.n) buf_printf(&c, "  if (!inputs) return ONNXC_ERR_NULL;\n");
+  else buf_printf(&c, "  (void)inputs;\n");
   if (g->outputs.n) buf_printf(&c, "  if (!outputs) return ONNXC_ERR_NULL;\n");
   buf_printf(&c, "  return %s_run(arena", P);
   for (int i = 0; i < g->inputs.n; i++)
@@ -715,6 +716,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(&c, "static int %s_run_dims(void *arena, const void *const *inputs, void *const *outputs,\n"
                  "    int64_t *const *dims_out) {\n", P);
   if (g->inputs.n) buf_printf(&c, "  if (!inputs) return ONNXC_ERR_NULL;\n");
+  else buf_printf(&c, "  (void)inputs;\n");
   if (g->outputs.n) buf_printf(&c, "  if (!outputs || !dims_out) return ONNXC_ERR_NULL;\n");
   else buf_printf(&c, "  (void)dims_out;\n");
   buf_printf(&c, "  return run_impl(arena");
