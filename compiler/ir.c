@@ -287,9 +287,28 @@ int attr_floats(const Node *n, const char *name, const float **out) {
 Value *node_in(const Node *n, int i) { return i < n->n_inputs ? n->inputs[i] : NULL; }
 Value *node_out(const Node *n, int i) { return i < n->n_outputs ? n->outputs[i] : NULL; }
 
+/* The top-level graph input a run-time value is computed from, if any (bounded search). */
+static Value *upstream_graph_input(Ctx *ctx, Value *v, int *budget) {
+  if (!v || v->data || --*budget < 0) return NULL;
+  if (v->kind == VAL_INPUT) return value_is_local(ctx->graph, v) ? v : NULL;
+  if (!v->producer) return NULL;
+  for (int k = 0; k < v->producer->n_inputs; k++) {
+    Value *r = upstream_graph_input(ctx, v->producer->inputs[k], budget);
+    if (r) return r;
+  }
+  return NULL;
+}
+
 Value *node_const_in(Ctx *ctx, const Node *n, int i, const char *what) {
   Value *v = node_in(n, i);
   if (!v) fail_node(ctx, n, "missing input %d (%s)", i, what);
+  int budget = 10000;
+  Value *src = v->data || v->kind == VAL_INPUT ? NULL : upstream_graph_input(ctx, v, &budget);
+  if (src)
+    fail_node(ctx, n,
+              "input '%s' (%s) must be known at compile time; it is computed at run time from graph "
+              "input '%s' (bind it with --const-input %s=FILE.pb)",
+              v->name, what, src->name, src->name);
   if (!v->data)
     fail_node(ctx, n,
               "input '%s' (%s) must be known at compile time; it is computed at run time "

@@ -52,6 +52,19 @@ static void if_infer(Ctx *ctx, Node *n) {
   Value *c = node_in(n, 0);
   if (!c || c->dtype != DT_BOOL || value_numel(c) != 1) fail_node(ctx, n, "cond must be a one-element bool tensor");
   Graph *t = graph_attr(ctx, n, "then_branch"), *f = graph_attr(ctx, n, "else_branch");
+  if (c->data) {
+    /* constant condition: only the taken branch is compiled (the other may not even be
+       valid for these shapes) */
+    Graph *g = const_get_i(c, 0) ? t : f;
+    infer_body(ctx, n, g);
+    if (g->outputs.n != n->n_outputs) fail_node(ctx, n, "the branch gives %d outputs for %d node outputs", g->outputs.n, n->n_outputs);
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *a = g->outputs.v[k];
+      if (n->outputs[k]) value_set_shape(n->outputs[k], a->dtype, a->rank, a->dims);
+    }
+    n->priv = g;
+    return;
+  }
   infer_body(ctx, n, t);
   infer_body(ctx, n, f);
   if (t->outputs.n != n->n_outputs || f->outputs.n != n->n_outputs)
@@ -66,6 +79,7 @@ static void if_infer(Ctx *ctx, Node *n) {
 }
 
 static int64_t if_scratch(Ctx *ctx, Node *n) {
+  if (n->priv) return prepare_body(ctx, n->priv);
   int64_t a = prepare_body(ctx, graph_attr(ctx, n, "then_branch"));
   int64_t b = prepare_body(ctx, graph_attr(ctx, n, "else_branch"));
   return a > b ? a : b;
@@ -84,6 +98,10 @@ static void if_branch(Emit *e, Node *n, Graph *g) {
 
 static void if_emit(Emit *e, Node *n) {
   Graph *t = graph_attr(e->ctx, n, "then_branch"), *f = graph_attr(e->ctx, n, "else_branch");
+  if (n->priv) {
+    if_branch(e, n, n->priv);
+    return;
+  }
   ep(e, "if (X0[0]) {");
   if_branch(e, n, t);
   ep(e, "} else {");

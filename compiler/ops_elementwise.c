@@ -167,6 +167,7 @@ static int64_t fold_i(const char *op, int64_t a, int64_t b) {
   if (!strcmp(op, "Neg")) return -a;
   if (!strcmp(op, "Abs")) return a < 0 ? -a : a;
   if (!strcmp(op, "Not")) return !a;
+  if (!strcmp(op, "Identity")) return a;
   return 0;
 }
 
@@ -277,6 +278,20 @@ static void clip_emit(Emit *e, Node *n) {
 }
 
 /* ---- Cast / CastLike --------------------------------------------------------------------- */
+/* The small types (float8, float4e2m1, float8e8m0, int4/uint4, int2/uint2; see onnxc.h) go
+   through their own flat loop: each element's code is read (extracted from its byte for packed
+   types), converted through float (or int), and written back; packed outputs are zeroed first
+   and OR-ed into.  Float sources become float8 with `saturate` (default 1) and float8e8m0
+   with `round_mode` (default "up"); integer targets int4/int2 take the low bits of the value
+   truncated toward zero, as the reference's astype does. */
+
+static int cast_round_mode(Ctx *ctx, const Node *n) {
+  const char *m = attr_s(n, "round_mode", "up");
+  if (!strcmp(m, "up")) return SMALL_ROUND_UP;
+  if (!strcmp(m, "down")) return SMALL_ROUND_DOWN;
+  if (!strcmp(m, "nearest")) return SMALL_ROUND_NEAREST;
+  fail_node(ctx, n, "round_mode '%s' is not one of up, down, nearest", m);
+}
 
 static void cast_infer(Ctx *ctx, Node *n) {
   Value *x = node_in(n, 0);
@@ -292,6 +307,7 @@ static void cast_infer(Ctx *ctx, Node *n) {
   }
   if (!c_type(to) || to == DT_STRING || x->dtype == DT_STRING)
     fail_node(ctx, n, "cast from %s to %s is not supported", dtype_name(x->dtype), dtype_name(to));
+  cast_round_mode(ctx, n);
   value_set_shape(n->outputs[0], to, x->rank, x->dims);
 }
 
@@ -311,22 +327,77 @@ static const char *cast_expr(Emit *e, int from, int to, const char *x) {
   return fmt(e, "(%s)%s", c_type(to), v);
 }
 
+/* Code of the small type `to` for the value v (compute type of `from`). */
+static const char *cast_to_small(Emit *e, int from, int to, const char *v, int sat, int mode) {
+  bool fsrc = dtype_is_float(from) || dtype_is_small_float(from);
+  switch (to) {
+  case DT_FLOAT8E4M3FN: return fmt(e, "onnxc_f_e4m3fn((float)%s, %d)", v, sat);
+  case DT_FLOAT8E4M3FNUZ: return fmt(e, "onnxc_f_e4m3fnuz((float)%s, %d)", v, sat);
+  case DT_FLOAT8E5M2: return fmt(e, "onnxc_f_e5m2((float)%s, %d)", v, sat);
+  case DT_FLOAT8E5M2FNUZ: return fmt(e, "onnxc_f_e5m2fnuz((float)%s, %d)", v, sat);
+  case DT_FLOAT4E2M1: return fmt(e, "onnxc_f_e2m1((float)%s)", v);
+  case DT_FLOAT8E8M0: return fmt(e, "onnxc_f_e8m0((float)%s, %d, %d)", v, sat, mode);
+  default: { /* int4 / uint4 / int2 / uint2 */
+    unsigned mask = dtype_bits(to) == 4 ? 0xf : 0x3;
+    if (fsrc) return fmt(e, "(uint8_t)((unsigned long long)onnxc_f2wrap((double)%s) & 0x%xu)", v, mask);
+    return fmt(e, "(uint8_t)((unsigned long long)(%s) & 0x%xu)", v, mask);
+  }
+  }
+}
+
+/* Value of a small-type element (compute type c_ctype(from)) in the ordinary type `to`. */
+static const char *cast_from_small(Emit *e, int from, int to, const char *v) {
+  if (to == DT_BOOL) return fmt(e, "(uint8_t)(%s != 0)", v);
+  if (to == DT_DOUBLE) return fmt(e, "(double)%s", v);
+  if (dtype_is_float(to)) return c_store(e, to, fmt(e, "(float)%s", v));
+  if (dtype_is_small_float(from))
+    return fmt(e, "(%s)onnxc_f2i_%s(%s)", c_type(to), dtype_is_signed(to) ? "s" : "u", v);
+  return fmt(e, "(%s)%s", c_type(to), v);
+}
+
+static void cast_emit_small(Emit *e, Node *n) {
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  int from = x->dtype, to = y->dtype;
+  int sat = attr_i(n, "saturate", 1) != 0, mode = cast_round_mode(e->ctx, n);
+  int64_t N = value_numel(y);
+  if (N == 0) return;
+  const char *it = N < 2147483647LL ? "int" : "long long";
+  const char *v = dtype_is_small(from) ? c_load(e, from, c_packed_get(e, from, "X0", "i")) : c_load(e, from, "X0[i]");
+  const char *out;
+  if (dtype_is_small(to)) out = cast_to_small(e, from, to, v, sat, mode);
+  else out = cast_from_small(e, from, to, v);
+  if (dtype_is_packed(to)) ep(e, "memset(Y0, 0, %lld);", (long long)value_bytes(y));
+  ep(e, "%s i;", it);
+  ep(e, "for (i = 0; i < %lld; i++) {", (long long)N);
+  if (dtype_is_packed(to)) ep(e, "%s", c_packed_or(e, to, "Y0", "i", out));
+  else ep(e, "Y0[i] = %s;", out);
+  ep(e, "}");
+}
+
 static void cast_body(Emit *e, void *arg) {
   Node *n = arg;
   ep(e, "Y0[o] = %s;", cast_expr(e, n->inputs[0]->dtype, n->outputs[0]->dtype, "X0[i0]"));
 }
 
 static void cast_emit(Emit *e, Node *n) {
+  if (dtype_is_small(n->inputs[0]->dtype) || dtype_is_small(n->outputs[0]->dtype)) {
+    cast_emit_small(e, n);
+    return;
+  }
   const Value *ins[1] = {n->inputs[0]};
   emit_broadcast_loops(e, n->outputs[0], ins, 1, cast_body, n);
 }
 
 static void cast_fold(Ctx *ctx, Node *n) {
-  (void)ctx;
   Value *x = n->inputs[0], *y = n->outputs[0];
+  bool fsrc = dtype_is_float(x->dtype) || dtype_is_small_float(x->dtype);
+  int sat = attr_i(n, "saturate", 1) != 0, mode = cast_round_mode(ctx, n);
   for (int64_t i = 0; i < value_numel(y); i++) {
-    if (dtype_is_float(y->dtype)) const_set_f(y, i, const_get_f(x, i));
-    else if (dtype_is_float(x->dtype)) const_set_i(y, i, (int64_t)const_get_f(x, i));
+    if (dtype_is_small_float(y->dtype))
+      small_set(y->dtype, y->data, i, small_from_float(y->dtype, (float)const_get_f(x, i), sat, mode));
+    else if (dtype_is_float(y->dtype)) const_set_f(y, i, const_get_f(x, i));
+    else if (dtype_is_packed(y->dtype) && fsrc) const_set_f(y, i, const_get_f(x, i)); /* truncates, wraps */
+    else if (y->dtype == DT_BOOL) const_set_i(y, i, const_get_f(x, i) != 0);
     else const_set_i(y, i, const_get_i(x, i));
   }
 }

@@ -62,18 +62,36 @@ const char *c_type(int dt) {
   case DT_FLOAT16: return "uint16_t";
   case DT_BFLOAT16: return "uint16_t";
   case DT_STRING: return "char *";
-  default: return NULL;
+  default: return dtype_is_small(dt) ? "uint8_t" : NULL; /* codes, packed for sub-byte types */
   }
 }
 
 const char *c_ctype(int dt) {
-  if (dt == DT_FLOAT16 || dt == DT_BFLOAT16) return "float";
+  if (dt == DT_FLOAT16 || dt == DT_BFLOAT16 || dtype_is_small_float(dt)) return "float";
+  if (dt == DT_INT4 || dt == DT_INT2) return "int";
+  if (dt == DT_UINT4 || dt == DT_UINT2) return "unsigned";
   return c_type(dt);
+}
+
+/* Small types: the template's conversion of one element code (see templates/common.h). */
+static const char *small_dec(int dt) {
+  switch (dt) {
+  case DT_FLOAT8E4M3FN: return "onnxc_e4m3fn_f";
+  case DT_FLOAT8E4M3FNUZ: return "onnxc_e4m3fnuz_f";
+  case DT_FLOAT8E5M2: return "onnxc_e5m2_f";
+  case DT_FLOAT8E5M2FNUZ: return "onnxc_e5m2fnuz_f";
+  case DT_FLOAT4E2M1: return "onnxc_e2m1_f";
+  case DT_FLOAT8E8M0: return "onnxc_e8m0_f";
+  case DT_INT4: return "onnxc_i4";
+  case DT_INT2: return "onnxc_i2";
+  default: return "(unsigned)";
+  }
 }
 
 const char *c_load(Emit *e, int dt, const char *x) {
   if (dt == DT_FLOAT16) return fmt(e, "onnxc_h2f(%s)", x);
   if (dt == DT_BFLOAT16) return fmt(e, "onnxc_bf2f(%s)", x);
+  if (dtype_is_small(dt)) return fmt(e, "%s(%s)", small_dec(dt), x);
   return x;
 }
 
@@ -81,7 +99,33 @@ const char *c_store(Emit *e, int dt, const char *x) {
   if (dt == DT_FLOAT16) return fmt(e, "onnxc_f2h(%s)", x);
   if (dt == DT_BFLOAT16) return fmt(e, "onnxc_f2bf(%s)", x);
   if (dt == DT_BOOL) return fmt(e, "(uint8_t)((%s) != 0)", x);
-  return fmt(e, "(%s)(%s)", c_type(dt), x);
+  switch (dt) {
+  case DT_FLOAT8E4M3FN: return fmt(e, "onnxc_f_e4m3fn(%s, 1)", x);
+  case DT_FLOAT8E4M3FNUZ: return fmt(e, "onnxc_f_e4m3fnuz(%s, 1)", x);
+  case DT_FLOAT8E5M2: return fmt(e, "onnxc_f_e5m2(%s, 1)", x);
+  case DT_FLOAT8E5M2FNUZ: return fmt(e, "onnxc_f_e5m2fnuz(%s, 1)", x);
+  case DT_FLOAT4E2M1: return fmt(e, "onnxc_f_e2m1(%s)", x);
+  case DT_FLOAT8E8M0: return fmt(e, "onnxc_f_e8m0(%s, 1, 0)", x);
+  case DT_INT4: case DT_UINT4: return fmt(e, "(uint8_t)((unsigned)(%s) & 0xfu)", x);
+  case DT_INT2: case DT_UINT2: return fmt(e, "(uint8_t)((unsigned)(%s) & 0x3u)", x);
+  default: return fmt(e, "(%s)(%s)", c_type(dt), x);
+  }
+}
+
+const char *c_packed_get(Emit *e, int dt, const char *arr, const char *idx) {
+  switch (dtype_bits(dt)) {
+  case 4: return fmt(e, "((%s[(%s) >> 1] >> (((%s) & 1) << 2)) & 0xfu)", arr, idx, idx);
+  case 2: return fmt(e, "((%s[(%s) >> 2] >> (((%s) & 3) << 1)) & 0x3u)", arr, idx, idx);
+  default: return fmt(e, "%s[%s]", arr, idx);
+  }
+}
+
+const char *c_packed_or(Emit *e, int dt, const char *arr, const char *idx, const char *x) {
+  switch (dtype_bits(dt)) {
+  case 4: return fmt(e, "%s[(%s) >> 1] |= (uint8_t)(((unsigned)(%s) & 0xfu) << (((%s) & 1) << 2));", arr, idx, x, idx);
+  case 2: return fmt(e, "%s[(%s) >> 2] |= (uint8_t)(((unsigned)(%s) & 0x3u) << (((%s) & 3) << 1));", arr, idx, x, idx);
+  default: return fmt(e, "%s[%s] = %s;", arr, idx, x);
+  }
 }
 
 static void float_lit(char *out, size_t cap, double x, bool is_double) {
@@ -98,7 +142,7 @@ static void float_lit(char *out, size_t cap, double x, bool is_double) {
 
 const char *c_lit(Emit *e, int dt, double x) {
   char b[64];
-  if (dtype_is_float(dt)) {
+  if (dtype_is_float(dt) || dtype_is_small_float(dt)) {
     float_lit(b, sizeof b, x, dt == DT_DOUBLE);
     return arena_strdup(&e->ctx->arena, b);
   }
@@ -314,6 +358,8 @@ static int itoa64(char *out, int64_t v, bool is_unsigned) {
 
 static void emit_const(Emit *e, Value *v) {
   int64_t n = value_numel(v);
+  bool raw = dtype_is_small(v->dtype); /* small types: their stored (packed) bytes */
+  if (raw) n = value_bytes(v);
   if (v->dtype == DT_STRING) fail(e->ctx, "string tensor '%s': string constants are not supported by the C backend yet", v->name);
   buf_printf(e->out, "/* %s %s%s */\nstatic const %s %s[%lld] = {", v->name, dtype_name(v->dtype),
              shape_str(&e->ctx->arena, v), c_type(v->dtype), v->cname, (long long)(n ? n : 1));
@@ -326,6 +372,11 @@ static void emit_const(Emit *e, Value *v) {
     }
     if (len == 0) { line[len++] = '\n'; line[len++] = ' '; }
     line[len++] = ' ';
+    if (raw) {
+      len += itoa64(line + len, ((const uint8_t *)v->data)[i], false);
+      line[len++] = ',';
+      continue;
+    }
     switch (v->dtype) {
     case DT_FLOAT: len += hexfloat(line + len, ((float *)v->data)[i]); break;
     case DT_DOUBLE: {
@@ -339,6 +390,9 @@ static void emit_const(Emit *e, Value *v) {
       break;
     }
     case DT_UINT64: case DT_UINT32: len += itoa64(line + len, const_get_i(v, i), true); break;
+    case DT_FLOAT16: case DT_BFLOAT16: /* raw 16-bit patterns */
+      len += itoa64(line + len, ((const uint16_t *)v->data)[i], false);
+      break;
     default: len += itoa64(line + len, const_get_i(v, i), false); break;
     }
     line[len++] = ',';
@@ -630,6 +684,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   e.indent = 1;
   ep(&e, "unsigned char *A = (unsigned char *)arena;");
   ep(&e, "(void)A;");
+  ep(&e, "(void)dims;");
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
     if (!v->dynamic) continue;
@@ -666,6 +721,8 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     if (v->is_output && !v->data && v->kind != VAL_INPUT && !src) continue;
     if (value_numel(v) > 0)
       ep(&e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
+    else
+      ep(&e, "(void)%s;", src);
   }
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
