@@ -1,10 +1,12 @@
 /*
- * ops_attention.c - Softmax, LogSoftmax, Hardmax, Attention and RotaryEmbedding.
+ * ops_attention.c - Softmax, LogSoftmax, Hardmax, Attention, FlexAttention, RotaryEmbedding,
+ * CausalConvWithState, LinearAttention.
  *
  * Softmax family: the tensor is viewed as [outer, len, inner] (opset < 13: coerced to 2-D at
  * `axis`, so inner = 1 and len = prod(dims[axis:]); opset 13+: one axis).  Rows are reduced in
  * three passes (max, sum of exp(x - max), normalize); when inner > 1 the passes run over whole
  * [len, inner] slabs with the inner dimension innermost, keeping accesses contiguous.
+ * float16/bfloat16 Softmax/LogSoftmax round after each step like the reference does.
  *
  * Attention (opset 23+): one fused kernel per (batch, query head, query row): the scores
  * against every key (past keys first when a cache is given) are computed into a scratch row,
@@ -14,8 +16,16 @@
  * head h to key/value head h / (q_heads / kv_heads).  A row whose bias is entirely -inf is a
  * zero row (the spec's fully-masked-row rule).
  *
+ * float16/bfloat16 attention rounds where the reference rounds (scaled Q/K products, scores,
+ * softmax steps, probabilities) so results match it bit for bit in most cases.
+ * FlexAttention (ai.onnx.preview) reuses that kernel (no score_mod/prob_mod subgraphs).
+ *
  * RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim channels of each head by
  * the cos/sin caches (indexed by position_ids when given), halves or interleaved pairs.
+ *
+ * CausalConvWithState and LinearAttention (opset 27): a depthwise causal conv over [past_state,
+ * input] with optional SiLU; and the linear/gated/delta/gated_delta recurrence, run step by step
+ * over time on a float32 state kept in scratch (GQA reads kv head h / group).
  */
 #include <math.h>
 #include <string.h>
@@ -102,6 +112,29 @@ static void sm_emit(Emit *e, Node *n) {
   bool direct = dt == DT_FLOAT || dt == DT_DOUBLE; /* Y can hold intermediates */
   const char *one = c_store(e, dt, c_lit(e, ct, 1)), *zero = c_store(e, dt, c_lit(e, ct, 0));
   ep(e, "%s o, a;", it);
+  if (kind != SM_HARDMAX && !direct) {
+    /* float16/bfloat16: round after every step like the reference (x - max, exp, the sum,
+       the quotient; LogSoftmax = log(Softmax)) */
+    const char *x_a = c_load(e, dt, fmt(e, "x[a * %lld]", (long long)inner));
+    const char *ev = rnd(e, dt, fmt(e, "%s(%s)", ex, rnd(e, dt, fmt(e, "%s - m", x_a))));
+    ep(e, "%s t;", it);
+    ep(e, "for (o = 0; o < %lld; o++) {", (long long)outer);
+    ep(e, "for (t = 0; t < %lld; t++) {", (long long)inner);
+    ep(e, "const %s *x = X0 + o * %lld + t;", T, (long long)(len * inner));
+    ep(e, "%s *y = Y0 + o * %lld + t;", T, (long long)(len * inner));
+    ep(e, "%s m = %s, s = 0;", CT, c_load(e, dt, "x[0]"));
+    ep(e, "for (a = 1; a < %lld; a++) if (%s > m) m = %s;", (long long)len, x_a, x_a);
+    /* numpy sums a contiguous float16 row in float (pairwise), other reductions step by step */
+    bool step = dt == DT_BFLOAT16 || inner > 1;
+    ep(e, "for (a = 0; a < %lld; a++) s = %s;", (long long)len, step ? rnd(e, dt, fmt(e, "s + %s", ev)) : fmt(e, "s + %s", ev));
+    if (!step) ep(e, "s = %s;", rnd(e, dt, "s"));
+    const char *pv = rnd(e, dt, fmt(e, "%s / s", ev));
+    ep(e, "for (a = 0; a < %lld; a++) y[a * %lld] = %s;", (long long)len, (long long)inner,
+       c_store(e, dt, kind == SM_SOFTMAX ? pv : fmt(e, "%s(%s)", lg, pv)));
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
   if (inner == 1) {
     ep(e, "for (o = 0; o < %lld; o++) {", (long long)outer);
     ep(e, "const %s *x = X0 + o * %lld;", T, (long long)len);
@@ -372,6 +405,9 @@ static void attn_emit(Emit *e, Node *n) {
   bool lp = qt == DT_FLOAT16 || qt == DT_BFLOAT16;
   int64_t spa = attr_i(n, "softmax_precision", 0);
   int rt = spa ? (int)spa : qt;
+  /* FlexAttention takes the softmax (and P @ V) in float32 */
+  bool flex = strcmp(n->op_type, "FlexAttention") == 0;
+  if (flex) rt = qt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT;
   if (lp) sq = c_is_half_round(qt, sq);
   int64_t big = g.B * g.Hq * g.S * (g.T + g.Dv + g.D) + g.B * g.Hkv * g.T * (g.D + g.Dv);
   const char *it = itype(big);
@@ -471,7 +507,7 @@ static void attn_emit(Emit *e, Node *n) {
   ep(e, "for (j = 0; j < %lld; j++) {", (long long)g.T);
   ep(e, "const %s *vr = %s + b * %lld + kh * %lld + j * %lld;", c_type(vt), Vp, (long long)vs[0], (long long)vs[1], (long long)vs[2]);
   ep(e, "%s p = live ? (%s)%s : 0;", CT, CT, rnd(e, rt, "S[j] / sum"));
-  if (qt == DT_FLOAT16 || qt == DT_BFLOAT16) ep(e, "p = %s;", rnd(e, qt, "p"));
+  if ((qt == DT_FLOAT16 || qt == DT_BFLOAT16) && !flex) ep(e, "p = %s;", rnd(e, qt, "p"));
   if (qk_out && mode == 3) ep(e, "if (qo) qo[j] = %s;", c_store(e, qt, "p"));
   ep(e, "for (d = 0; d < %lld; d++) acc[d] += p * %s;", (long long)g.Dv, c_load(e, vt, "vr[d]"));
   ep(e, "}");
@@ -479,6 +515,16 @@ static void attn_emit(Emit *e, Node *n) {
   ep(e, "}");
   ep(e, "}");
   ep(e, "}");
+}
+
+/* FlexAttention (ai.onnx.preview 1) without score_mod/prob_mod: plain 4-D attention with GQA. */
+static void flex_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 3, 3);
+  if (node_attr(n, "score_mod") || node_attr(n, "prob_mod"))
+    fail_node(ctx, n, "score_mod/prob_mod subgraphs are not supported");
+  for (int i = 0; i < 3; i++)
+    if (n->inputs[i]->rank != 4) fail_node(ctx, n, "Q, K and V must be 4-D");
+  attn_infer(ctx, n);
 }
 
 /* ---- RotaryEmbedding ---------------------------------------------------------------------- */
@@ -566,6 +612,206 @@ static void rope_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
+/* ---- CausalConvWithState (opset 27) -------------------------------------------------------- */
+
+static void ccs_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 2, 4);
+  require_dtype(ctx, n, 0, float_types);
+  Value *x = n->inputs[0], *w = n->inputs[1], *b = node_in(n, 2), *ps = node_in(n, 3);
+  if (x->rank != 3) fail_node(ctx, n, "input must be [batch, channels, length]");
+  int64_t B = x->dims[0], C = x->dims[1];
+  if (w->rank != 3 || w->dims[0] != C || w->dims[1] != 1 || w->dims[2] < 1)
+    fail_node(ctx, n, "weight must be [channels, 1, k]");
+  int64_t K = w->dims[2];
+  for (int i = 1; i < n->n_inputs; i++)
+    if (n->inputs[i] && n->inputs[i]->dtype != x->dtype) fail_node(ctx, n, "inputs have different element types");
+  if (b && value_numel(b) != C) fail_node(ctx, n, "bias must have %lld values", (long long)C);
+  if (ps && (ps->rank != 3 || ps->dims[0] != B || ps->dims[1] != C || ps->dims[2] != K - 1))
+    fail_node(ctx, n, "past_state must be [%lld, %lld, %lld]", (long long)B, (long long)C, (long long)(K - 1));
+  const char *act = attr_s(n, "activation", "none");
+  if (strcmp(act, "none") && strcmp(act, "silu") && strcmp(act, "swish"))
+    fail_node(ctx, n, "activation '%s' is not supported", act);
+  if (node_out(n, 0)) value_set_shape(n->outputs[0], x->dtype, 3, x->dims);
+  int64_t sd[3] = {B, C, K - 1};
+  if (node_out(n, 1)) value_set_shape(n->outputs[1], x->dtype, 3, sd);
+}
+
+static void ccs_emit(Emit *e, Node *n) {
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ctype_of(dt);
+  const char *T = c_type(dt), *CT = c_type(ct);
+  long long B = (long long)x->dims[0], C = (long long)x->dims[1], L = (long long)x->dims[2];
+  long long K = (long long)n->inputs[1]->dims[2];
+  bool hb = node_in(n, 2) != NULL, hp = node_in(n, 3) != NULL;
+  bool silu = strcmp(attr_s(n, "activation", "none"), "none") != 0;
+  if (B * C == 0) return;
+  ep(e, "int64_t bc, t, k;");
+  ep(e, "for (bc = 0; bc < %lld; bc++) {", B * C);
+  ep(e, "const int64_t c = bc %% %lld;", C);
+  ep(e, "const %s *x = X0 + bc * %lld, *w = X1 + c * %lld;", T, L, K);
+  if (hp) ep(e, "const %s *ps = X3 + bc * %lld;", T, K - 1);
+  ep(e, "(void)c;");
+  if (node_out(n, 0) && L > 0) {
+    ep(e, "if (Y0) {");
+    ep(e, "for (t = 0; t < %lld; t++) {", L);
+    ep(e, "%s acc = %s;", CT, hb ? c_load(e, dt, "X2[c]") : "0");
+    ep(e, "for (k = 0; k < %lld; k++) {", K);
+    ep(e, "const int64_t j = t + k - %lld;", K - 1);
+    if (hp) ep(e, "const %s v = j >= 0 ? %s : %s;", CT, c_load(e, dt, "x[j]"), c_load(e, dt, fmt(e, "ps[j + %lld]", K - 1)));
+    else ep(e, "const %s v = j >= 0 ? %s : 0;", CT, c_load(e, dt, "x[j]"));
+    ep(e, "acc += %s * v;", c_load(e, dt, "w[k]"));
+    ep(e, "}");
+    if (dt == DT_FLOAT16 || dt == DT_BFLOAT16) ep(e, "acc = %s;", c_load(e, dt, c_store(e, dt, "acc")));
+    if (silu) ep(e, "acc = acc / (1 + %s(-acc));", mf(e, ct, "exp"));
+    ep(e, "Y0[bc * %lld + t] = %s;", L, c_store(e, dt, "acc"));
+    ep(e, "}");
+    ep(e, "}");
+  }
+  if (node_out(n, 1) && K > 1) {
+    ep(e, "if (Y1) {");
+    ep(e, "for (k = 0; k < %lld; k++) {", K - 1);
+    ep(e, "const int64_t j = %lld + k - %lld;", L, K - 1);
+    ep(e, "Y1[bc * %lld + k] = j >= 0 ? x[j] : %s;", K - 1, hp ? fmt(e, "ps[j + %lld]", K - 1) : c_store(e, dt, "0"));
+    ep(e, "}");
+    ep(e, "}");
+  }
+  ep(e, "}");
+}
+
+/* ---- LinearAttention (opset 27) ------------------------------------------------------------ */
+
+enum { LA_LINEAR = 0, LA_GATED = 1, LA_DELTA = 2, LA_GATED_DELTA = 3 };
+
+typedef struct LaGeom { int64_t B, T, Hq, Hkv, dk, dv, dec_last, beta_last; int rule; } LaGeom;
+
+static void la_geom(Ctx *ctx, Node *n, LaGeom *g) {
+  Value *q = n->inputs[0], *k = n->inputs[1], *v = n->inputs[2], *ps = node_in(n, 3), *dc = node_in(n, 4), *bt = node_in(n, 5);
+  static const char *const rules[] = {"linear", "gated", "delta", "gated_delta"};
+  const char *r = attr_s(n, "update_rule", "gated_delta");
+  g->rule = -1;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(r, rules[i])) g->rule = i;
+  if (g->rule < 0) fail_node(ctx, n, "update_rule '%s' is not supported", r);
+  bool gating = g->rule == LA_GATED || g->rule == LA_GATED_DELTA, delta = g->rule >= LA_DELTA;
+  if (gating != (dc != NULL)) fail_node(ctx, n, "update_rule '%s' %s the decay input", r, gating ? "requires" : "forbids");
+  if (delta != (bt != NULL)) fail_node(ctx, n, "update_rule '%s' %s the beta input", r, delta ? "requires" : "forbids");
+  g->Hq = attr_i(n, "q_num_heads", 0);
+  g->Hkv = attr_i(n, "kv_num_heads", 0);
+  if (g->Hq <= 0 || g->Hkv <= 0 || g->Hq % g->Hkv) fail_node(ctx, n, "q_num_heads must be a positive multiple of kv_num_heads");
+  if (q->rank != 3 || k->rank != 3 || v->rank != 3) fail_node(ctx, n, "query, key and value must be [batch, time, heads*dim]");
+  g->B = q->dims[0];
+  g->T = q->dims[1];
+  if (q->dims[2] % g->Hq || k->dims[2] % g->Hkv || v->dims[2] % g->Hkv) fail_node(ctx, n, "hidden sizes are not divisible by the head counts");
+  g->dk = q->dims[2] / g->Hq;
+  g->dv = v->dims[2] / g->Hkv;
+  if (k->dims[0] != g->B || v->dims[0] != g->B || k->dims[1] != g->T || v->dims[1] != g->T || k->dims[2] != g->Hkv * g->dk)
+    fail_node(ctx, n, "query/key/value shapes do not agree");
+  if (ps && (ps->rank != 4 || ps->dims[0] != g->B || ps->dims[1] != g->Hkv || ps->dims[2] != g->dk || ps->dims[3] != g->dv))
+    fail_node(ctx, n, "past_state must be [%lld, %lld, %lld, %lld]", (long long)g->B, (long long)g->Hkv, (long long)g->dk, (long long)g->dv);
+  g->dec_last = g->beta_last = 0;
+  if (dc) {
+    if (dc->rank != 3 || dc->dims[0] != g->B || dc->dims[1] != g->T || (dc->dims[2] != g->Hkv && dc->dims[2] != g->Hkv * g->dk))
+      fail_node(ctx, n, "decay must be [batch, time, kv_heads or kv_heads*d_k]");
+    g->dec_last = dc->dims[2];
+  }
+  if (bt) {
+    if (bt->rank != 3 || bt->dims[0] != g->B || bt->dims[1] != g->T || (bt->dims[2] != g->Hkv && bt->dims[2] != 1))
+      fail_node(ctx, n, "beta must be [batch, time, kv_heads or 1]");
+    g->beta_last = bt->dims[2];
+  }
+}
+
+static void la_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 3, 6);
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] && !dtype_is_float(n->inputs[i]->dtype)) fail_node(ctx, n, "input %d must be a float type", i);
+  LaGeom g;
+  la_geom(ctx, n, &g);
+  Value *q = n->inputs[0], *ps = node_in(n, 3);
+  int64_t od[3] = {g.B, g.T, g.Hq * g.dv}, sd[4] = {g.B, g.Hkv, g.dk, g.dv};
+  if (node_out(n, 0)) value_set_shape(n->outputs[0], q->dtype, 3, od);
+  if (node_out(n, 1)) value_set_shape(n->outputs[1], ps ? ps->dtype : q->dtype, 4, sd);
+}
+
+static int64_t la_scratch(Ctx *ctx, Node *n) {
+  LaGeom g;
+  la_geom(ctx, n, &g);
+  return (g.B * g.Hkv * g.dk * g.dv + 2 * g.dv) * 4 + 32;
+}
+
+static void la_emit(Emit *e, Node *n) {
+  LaGeom g;
+  la_geom(e->ctx, n, &g);
+  Value *q = n->inputs[0], *k = n->inputs[1], *v = n->inputs[2], *ps = node_in(n, 3), *dc = node_in(n, 4), *bt = node_in(n, 5);
+  long long B = (long long)g.B, T = (long long)g.T, Hq = (long long)g.Hq, Hkv = (long long)g.Hkv, dk = (long long)g.dk,
+            dv = (long long)g.dv, G = (long long)(g.Hq / g.Hkv);
+  long long SS = dk * dv;
+  const Attr *sa = node_attr(n, "scale");
+  double scale = sa && sa->f != 0 ? sa->f : 1.0 / sqrt((double)g.dk);
+  ep(e, "float *S = (float *)W;");
+  ep(e, "float *vt = S + %lld;", B * Hkv * SS);
+  ep(e, "float *rt = vt + %lld;", dv);
+  ep(e, "int64_t b, t, h, d, m, i;");
+  if (ps) ep(e, "for (i = 0; i < %lld; i++) S[i] = (float)%s;", B * Hkv * SS, c_load(e, ps->dtype, "X3[i]"));
+  else ep(e, "for (i = 0; i < %lld; i++) S[i] = 0;", B * Hkv * SS);
+  ep(e, "(void)rt;");
+  ep(e, "for (t = 0; t < %lld; t++) {", T);
+  ep(e, "for (b = 0; b < %lld; b++) {", B);
+  ep(e, "for (h = 0; h < %lld; h++) {", Hkv);
+  ep(e, "float *s = S + (b * %lld + h) * %lld;", Hkv, SS);
+  ep(e, "const int64_t row = b * %lld + t;", T);
+  ep(e, "const %s *kt = X1 + row * %lld + h * %lld;", c_type(k->dtype), Hkv * dk, dk);
+  ep(e, "const %s *vr = X2 + row * %lld + h * %lld;", c_type(v->dtype), Hkv * dv, dv);
+  if (dc) {
+    if (g.dec_last == g.Hkv) {
+      ep(e, "const float gd = expf((float)%s);", c_load(e, dc->dtype, fmt(e, "X4[row * %lld + h]", Hkv)));
+      ep(e, "for (i = 0; i < %lld; i++) s[i] *= gd;", SS);
+    } else {
+      ep(e, "for (d = 0; d < %lld; d++) {", dk);
+      ep(e, "const float gd = expf((float)%s);", c_load(e, dc->dtype, fmt(e, "X4[row * %lld + h * %lld + d]", Hkv * dk, dk)));
+      ep(e, "for (m = 0; m < %lld; m++) s[d * %lld + m] *= gd;", dv, dv);
+      ep(e, "}");
+    }
+  }
+  ep(e, "for (m = 0; m < %lld; m++) vt[m] = (float)%s;", dv, c_load(e, v->dtype, "vr[m]"));
+  if (bt) {
+    ep(e, "{");
+    ep(e, "const float be = (float)%s;", c_load(e, bt->dtype, fmt(e, "X5[row * %lld + %s]", (long long)g.beta_last, g.beta_last == 1 ? "0" : "h")));
+    ep(e, "for (m = 0; m < %lld; m++) rt[m] = 0;", dv);
+    ep(e, "for (d = 0; d < %lld; d++) {", dk);
+    ep(e, "const float kd = (float)%s;", c_load(e, k->dtype, "kt[d]"));
+    ep(e, "for (m = 0; m < %lld; m++) rt[m] += s[d * %lld + m] * kd;", dv, dv);
+    ep(e, "}");
+    ep(e, "for (m = 0; m < %lld; m++) vt[m] = be * (vt[m] - rt[m]);", dv);
+    ep(e, "}");
+  }
+  ep(e, "for (d = 0; d < %lld; d++) {", dk);
+  ep(e, "const float kd = (float)%s;", c_load(e, k->dtype, "kt[d]"));
+  ep(e, "for (m = 0; m < %lld; m++) s[d * %lld + m] += kd * vt[m];", dv, dv);
+  ep(e, "}");
+  ep(e, "if (Y0) {");
+  ep(e, "int64_t gq;");
+  ep(e, "for (gq = 0; gq < %lld; gq++) {", G);
+  ep(e, "const int64_t hq = h * %lld + gq;", G);
+  ep(e, "const %s *qt = X0 + row * %lld + hq * %lld;", c_type(q->dtype), Hq * dk, dk);
+  ep(e, "%s *y = Y0 + row * %lld + hq * %lld;", c_type(q->dtype), Hq * dv, dv);
+  ep(e, "for (m = 0; m < %lld; m++) rt[m] = 0;", dv);
+  ep(e, "for (d = 0; d < %lld; d++) {", dk);
+  ep(e, "const float qd = (float)%s;", c_load(e, q->dtype, "qt[d]"));
+  ep(e, "for (m = 0; m < %lld; m++) rt[m] += qd * s[d * %lld + m];", dv, dv);
+  ep(e, "}");
+  ep(e, "for (m = 0; m < %lld; m++) y[m] = %s;", dv, c_store(e, q->dtype, fmt(e, "%s * rt[m]", c_lit(e, DT_FLOAT, scale))));
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  if (node_out(n, 1)) {
+    int sdt = n->outputs[1]->dtype;
+    ep(e, "if (Y1) for (i = 0; i < %lld; i++) Y1[i] = %s;", B * Hkv * SS, c_store(e, sdt, "S[i]"));
+  }
+}
+
 /* ---- rows --------------------------------------------------------------------------------- */
 
 #define FT "float, double, float16, bfloat16"
@@ -578,6 +824,9 @@ static const OpDef attention_rows[] = {
     {"Hardmax", "", 1, 12, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_HARDMAX]},
     {"Hardmax", "", 13, ONNXC_MAX_OPSET, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_HARDMAX]},
     {"Attention", "", 23, ONNXC_MAX_OPSET, 0, attn_infer, NULL, attn_emit, attn_scratch, FT, NULL},
+    {"FlexAttention", "ai.onnx.preview", 1, ONNXC_MAX_OPSET, 0, flex_infer, NULL, attn_emit, attn_scratch, FT, NULL},
     {"RotaryEmbedding", "", 23, ONNXC_MAX_OPSET, 0, rope_infer, NULL, rope_emit, NULL, FT, NULL},
+    {"CausalConvWithState", "", 27, ONNXC_MAX_OPSET, 0, ccs_infer, NULL, ccs_emit, NULL, FT, NULL},
+    {"LinearAttention", "", 27, ONNXC_MAX_OPSET, 0, la_infer, NULL, la_emit, la_scratch, FT, NULL},
 };
 OPS_FAMILY(attention);

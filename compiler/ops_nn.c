@@ -1,7 +1,1630 @@
-/* ops_nn.c - (family placeholder: rows are added here) */
+/*
+ * ops_nn.c - neural-network operators: Conv, ConvTranspose, the pooling family (Max, Average,
+ * Lp, Global*, MaxUnpool), the normalizations (Batch, Instance, Layer, Group, RMS, LRN, Lp,
+ * MeanVariance), Gemm, MatMul and Dropout.
+ *
+ * Kernels for float and double work on the storage type directly; float16/bfloat16 (and the
+ * integer MatMul/Gemm types) take simple loops that load/convert every element.
+ *
+ * Conv (float/double) has two forms:
+ *   - depthwise-like (one input channel per group): direct loops accumulating whole output rows,
+ *   - otherwise im2col + GEMM: a tile of whole output rows is unfolded into scratch as a
+ *     [Cg*kernel, tile] matrix and multiplied by the group's weights in i-k-j order, four output
+ *     channels at a time, so the inner loop is a contiguous axpy over the tile (pointwise 1x1
+ *     stride-1 convolutions skip the unfolding and read the input directly).
+ * In both forms the valid range of the innermost output coordinate is computed per kernel tap
+ * (lo/hi), so there are no bounds checks in the inner loop.
+ * Gemm with transB (PyTorch Linear) uses dot products with 8 partial sums; the other GEMMs are
+ * i-k-j.  Pool windows clip their kernel range per output position the same way.
+ * Pool output sizes follow the ONNX reference: with ceil_mode the last window must start inside
+ * the input or the left padding; averages count only real elements unless count_include_pad,
+ * and then count taps inside the declared padding, never the extra ceil_mode area.
+ * Training-mode Dropout reproduces numpy's RandomState(seed).uniform (MT19937, 53-bit doubles),
+ * which is what the ONNX reference and its test data use.
+ */
+#include <math.h>
+#include <string.h>
+
 #include "onnxc.h"
 
+#define MAXR 6 /* spatial rank limit of conv/pool */
+#define LL(x) ((long long)(x))
+
+/* Index type of the node being emitted ("int" unless a tensor is huge); set by set_it(). */
+static const char *IT = "int";
+
+static void set_it(const Node *n, int64_t extra) {
+  int64_t mx = extra;
+  for (int k = 0; k < n->n_inputs; k++)
+    if (n->inputs[k] && value_numel(n->inputs[k]) > mx) mx = value_numel(n->inputs[k]);
+  for (int k = 0; k < n->n_outputs; k++)
+    if (n->outputs[k] && value_numel(n->outputs[k]) > mx) mx = value_numel(n->outputs[k]);
+  IT = mx < 2000000000LL ? "int" : "int64_t";
+}
+
+static bool is_native(int dt) { return dt == DT_FLOAT || dt == DT_DOUBLE; }
+static int ct_dt(int dt) { return dt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT; }
+static const char *ct_of(int dt) { return dt == DT_DOUBLE ? "double" : "float"; }
+static const char *fsuf(int dt) { return dt == DT_DOUBLE ? "" : "f"; } /* libm suffix */
+
+static int64_t prod(const int64_t *d, int n) {
+  int64_t p = 1;
+  for (int i = 0; i < n; i++) p *= d[i];
+  return p;
+}
+
+static const int float_types[] = {DT_FLOAT, DT_DOUBLE, DT_FLOAT16, DT_BFLOAT16, 0};
+
+static void require_same_dtype(Ctx *ctx, const Node *n, int i, int dt) {
+  Value *v = node_in(n, i);
+  if (v && v->dtype != dt)
+    fail_node(ctx, n, "input %d has element type %s, expected %s", i, dtype_name(v->dtype), dtype_name(dt));
+}
+
+static void require_numel(Ctx *ctx, const Node *n, int i, int64_t cnt, const char *what) {
+  Value *v = node_in(n, i);
+  if (v && value_numel(v) != cnt)
+    fail_node(ctx, n, "%s has %lld elements, expected %lld", what, LL(value_numel(v)), LL(cnt));
+}
+
+static void loop(Emit *e, const char *var, int64_t cnt) {
+  ep(e, "for (%s %s = 0; %s < %lld; %s++) {", IT, var, var, LL(cnt), var);
+}
+
+/* ---- geometry of convolution and pooling windows ------------------------------------------ */
+
+typedef struct Geo {
+  int r;                                 /* spatial rank */
+  int64_t in[MAXR], k[MAXR], out[MAXR], s[MAXR], d[MAXR], pb[MAXR], pe[MAXR];
+} Geo;
+
+static void spatial_ints(Ctx *ctx, const Node *n, const char *name, int cnt, int64_t dflt, int64_t min,
+                         int64_t *out) {
+  const int64_t *a;
+  int na = attr_ints(n, name, &a);
+  if (na && na != cnt) fail_node(ctx, n, "attribute '%s' has %d values, expected %d", name, na, cnt);
+  for (int i = 0; i < cnt; i++) {
+    out[i] = na ? a[i] : dflt;
+    if (out[i] < min) fail_node(ctx, n, "attribute '%s' has an invalid value %lld", name, LL(out[i]));
+  }
+}
+
+/* Output size and padding per spatial dim for Conv and the pools (kernel k already set). */
+static void geo_window(Ctx *ctx, const Node *n, const Value *x, Geo *g, bool ceil_ok) {
+  int r = g->r;
+  if (r < 1 || r > MAXR) fail_node(ctx, n, "%d spatial dimensions are not supported", r);
+  if (x->rank != r + 2) fail_node(ctx, n, "input rank %d does not match %d spatial dims", x->rank, r);
+  for (int i = 0; i < r; i++) g->in[i] = x->dims[i + 2];
+  spatial_ints(ctx, n, "strides", r, 1, 1, g->s);
+  spatial_ints(ctx, n, "dilations", r, 1, 1, g->d);
+  int64_t pads[2 * MAXR];
+  spatial_ints(ctx, n, "pads", 2 * r, 0, 0, pads);
+  const char *ap = attr_s(n, "auto_pad", "NOTSET");
+  int ceil_mode = ceil_ok ? (int)attr_i(n, "ceil_mode", 0) : 0;
+  for (int i = 0; i < r; i++) {
+    int64_t in = g->in[i], s = g->s[i], ek = (g->k[i] - 1) * g->d[i] + 1, out;
+    if (g->k[i] < 1) fail_node(ctx, n, "kernel size must be positive");
+    if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+      out = (in + s - 1) / s;
+      int64_t total = (out - 1) * s + ek - in;
+      if (total < 0) total = 0;
+      g->pb[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+      g->pe[i] = total - g->pb[i];
+    } else if (!strcmp(ap, "VALID") || !strcmp(ap, "NOTSET") || !*ap) {
+      bool valid = !strcmp(ap, "VALID");
+      g->pb[i] = valid ? 0 : pads[i];
+      g->pe[i] = valid ? 0 : pads[i + r];
+      int64_t num = in + g->pb[i] + g->pe[i] - ek;
+      if (num < 0) fail_node(ctx, n, "the kernel is larger than the padded input in spatial dim %d", i);
+      out = ceil_mode ? (num + s - 1) / s + 1 : num / s + 1;
+      if (ceil_mode && (out - 1) * s >= in + g->pb[i]) out--;
+    } else {
+      fail_node(ctx, n, "unknown auto_pad '%s'", ap);
+    }
+    if (out < 1) fail_node(ctx, n, "empty output in spatial dim %d", i);
+    g->out[i] = out;
+  }
+}
+
+/* ---- GEMM building blocks ----------------------------------------------------------------- */
+
+/* C(m,j) += alpha * sum_k A(m,k) * B(k,j) for m < M, j < N, k < K, with
+   A(m,k) = A[m*sam + k*sak], B(k,j) = B[k*ldb + j], C(m,j) = C[m*ldc + j].
+   Register blocks of 4 rows x 16 columns: the block's sums live in small local arrays across
+   the whole k loop (i-k-j inside the block, contiguous in j), so C is read and written once
+   per block.  This form vectorizes at -O3 and stays fast as scalar code at -O2/-Os. */
+typedef struct GemmNN {
+  const char *T, *A, *B, *C, *ldb, *N, *alpha;
+  int64_t sam, sak, ldc, M, K;
+} GemmNN;
+
+#define GEMM_JB 16
+
+static const char *a_at(Emit *e, const GemmNN *g, int row) {
+  const char *k = g->sak == 1 ? "k" : fmt(e, "k * %lld", LL(g->sak));
+  return fmt(e, "(%s)[(m + %d) * %lld + %s]", g->A, row, LL(g->sam), k);
+}
+
+/* one block of `rows` rows starting at m and `w` columns starting at j0 */
+static void emit_gemm_block(Emit *e, const GemmNN *g, int rows, const char *w) {
+  ep(e, "{");
+  for (int r = 0; r < rows; r++) ep(e, "%s s%d[%d] = {0};", g->T, r, GEMM_JB);
+  loop(e, "k", g->K);
+  ep(e, "const %s *b = (%s) + k * %s + j0;", g->T, g->B, g->ldb);
+  for (int r = 0; r < rows; r++) ep(e, "const %s a%d = %s;", g->T, r, a_at(e, g, r));
+  ep(e, "for (%s j = 0; j < %s; j++) {", IT, w);
+  ep(e, "const %s bv = b[j];", g->T);
+  for (int r = 0; r < rows; r++) ep(e, "s%d[j] += a%d * bv;", r, r);
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "for (%s j = 0; j < %s; j++) {", IT, w);
+  for (int r = 0; r < rows; r++)
+    ep(e, "(%s)[(m + %d) * %lld + j0 + j] += %ss%d[j];", g->C, r, LL(g->ldc), g->alpha ? fmt(e, "%s * ", g->alpha) : "", r);
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void emit_gemm_nn(Emit *e, const GemmNN *g) {
+  int64_t m4 = g->M / 4 * 4;
+  ep(e, "{");
+  ep(e, "%s m = 0;", IT);
+  for (int pass = 0; pass < 2; pass++) {
+    int rows = pass == 0 ? 4 : 1;
+    if (pass == 0 && m4 == 0) continue;
+    if (pass == 1 && m4 == g->M) continue;
+    ep(e, "for (; m < %lld; m += %d) {", LL(pass == 0 ? m4 : g->M), rows);
+    ep(e, "%s j0 = 0;", IT);
+    ep(e, "for (; j0 + %d <= %s; j0 += %d)", GEMM_JB, g->N, GEMM_JB);
+    emit_gemm_block(e, g, rows, fmt(e, "%d", GEMM_JB));
+    ep(e, "if (j0 < %s) {", g->N);
+    ep(e, "const %s jw = %s - j0;", IT, g->N);
+    emit_gemm_block(e, g, rows, "jw");
+    ep(e, "}");
+    ep(e, "}");
+  }
+  ep(e, "}");
+}
+
+/* C(m,n) += alpha * sum_k A[m*sam + k] * B[n*sbn + k]: dot products with 8 partial sums. */
+static void emit_gemm_nt(Emit *e, const char *T, const char *A, int64_t sam, const char *B, int64_t sbn,
+                         const char *C, int64_t ldc, int64_t M, int64_t N, int64_t K, const char *alpha) {
+  loop(e, "m", M);
+  ep(e, "const %s *ar = %s + m * %lld;", T, A, LL(sam));
+  ep(e, "%s *cr = %s + m * %lld;", T, C, LL(ldc));
+  loop(e, "n", N);
+  ep(e, "const %s *br = %s + n * %lld;", T, B, LL(sbn));
+  if (K >= 8) {
+    ep(e, "%s s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;", T);
+    ep(e, "%s k = 0;", IT);
+    ep(e, "for (; k + 8 <= %lld; k += 8) {", LL(K));
+    for (int i = 0; i < 8; i++) ep(e, "s%d += ar[k + %d] * br[k + %d];", i, i, i);
+    ep(e, "}");
+    if (K % 8) ep(e, "for (; k < %lld; k++) s0 += ar[k] * br[k];", LL(K));
+    ep(e, "cr[n] += %s(((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)));", alpha ? fmt(e, "%s * ", alpha) : "");
+  } else {
+    ep(e, "%s s0 = 0;", T);
+    loop(e, "k", K);
+    ep(e, "s0 += ar[k] * br[k];");
+    ep(e, "}");
+    ep(e, "cr[n] += %ss0;", alpha ? fmt(e, "%s * ", alpha) : "");
+  }
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* ---- Conv ------------------------------------------------------------------------------------ */
+
+typedef struct ConvInfo {
+  Geo g;
+  int64_t N, C, M, G, Cg, Mg, KP, IHW, OHW, ROWS, TR;
+  bool pointwise, direct, wide;
+  /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
+  int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
+} ConvInfo;
+
+#define TILE_ELEMS 65536 /* target size of one im2col tile */
+
+static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
+  require_inputs(ctx, n, 2, 3);
+  Value *x = n->inputs[0], *w = n->inputs[1];
+  require_dtype(ctx, n, 0, float_types);
+  require_same_dtype(ctx, n, 1, x->dtype);
+  require_same_dtype(ctx, n, 2, x->dtype);
+  Geo *g = &ci->g;
+  g->r = x->rank - 2;
+  if (g->r < 1 || g->r > MAXR) fail_node(ctx, n, "input rank %d is not supported", x->rank);
+  if (w->rank != x->rank) fail_node(ctx, n, "weight rank %d does not match input rank %d", w->rank, x->rank);
+  const int64_t *ks;
+  int nk = attr_ints(n, "kernel_shape", &ks);
+  if (nk && nk != g->r) fail_node(ctx, n, "kernel_shape has %d values, expected %d", nk, g->r);
+  for (int i = 0; i < g->r; i++) {
+    g->k[i] = w->dims[i + 2];
+    if (nk && ks[i] != g->k[i]) fail_node(ctx, n, "kernel_shape does not match the weight shape");
+  }
+  geo_window(ctx, n, x, g, false);
+  ci->N = x->dims[0];
+  ci->C = x->dims[1];
+  ci->M = w->dims[0];
+  ci->G = attr_i(n, "group", 1);
+  if (ci->G < 1 || ci->C % ci->G || ci->M % ci->G)
+    fail_node(ctx, n, "group %lld does not divide channels %lld and filters %lld", LL(ci->G), LL(ci->C), LL(ci->M));
+  ci->Cg = ci->C / ci->G;
+  ci->Mg = ci->M / ci->G;
+  if (w->dims[1] != ci->Cg)
+    fail_node(ctx, n, "weight has %lld input channels per group, expected %lld", LL(w->dims[1]), LL(ci->Cg));
+  require_numel(ctx, n, 2, ci->M, "bias");
+  ci->KP = prod(g->k, g->r);
+  ci->IHW = prod(g->in, g->r);
+  ci->OHW = prod(g->out, g->r);
+  int r = g->r;
+  ci->ROWS = prod(g->out, r - 1);
+  ci->pointwise = true;
+  for (int i = 0; i < r; i++)
+    if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->out[i] != g->in[i]) ci->pointwise = false;
+  ci->direct = ci->Cg == 1 && ci->Mg < 4 && !ci->pointwise;
+  ci->wide = ci->direct && r <= 2;
+  if (ci->wide) {
+    /* depthwise: zero-padded input plane, outputs computed on rows of WW >= OW columns so
+       that each kernel tap is one contiguous loop: yw[j] += w * plane[SW * j + tap offset] */
+    for (int i = 0; i < 2; i++) {
+      int d = i - (2 - r);
+      bool real = d >= 0;
+      ci->v_in[i] = real ? g->in[d] : 1;
+      ci->v_k[i] = real ? g->k[d] : 1;
+      ci->v_s[i] = real ? g->s[d] : 1;
+      ci->v_d[i] = real ? g->d[d] : 1;
+      ci->v_p[i] = real ? g->pb[d] : 0;
+      ci->v_out[i] = real ? g->out[d] : 1;
+    }
+    int64_t need_w = (ci->v_out[1] - 1) * ci->v_s[1] + (ci->v_k[1] - 1) * ci->v_d[1] + 1;
+    if (need_w < ci->v_p[1] + ci->v_in[1]) need_w = ci->v_p[1] + ci->v_in[1];
+    ci->PW = (need_w + ci->v_s[1] - 1) / ci->v_s[1] * ci->v_s[1];
+    ci->WW = ci->v_s[0] * ci->PW / ci->v_s[1];
+    int64_t need_h = (ci->v_out[0] - 1) * ci->v_s[0] + (ci->v_k[0] - 1) * ci->v_d[0] + ci->v_s[0] + 1;
+    ci->PH = need_h > ci->v_p[0] + ci->v_in[0] ? need_h : ci->v_p[0] + ci->v_in[0];
+  }
+  int64_t per_row = ci->Cg * ci->KP * g->out[r - 1];
+  ci->TR = TILE_ELEMS / (per_row ? per_row : 1);
+  if (ci->TR < 1) ci->TR = 1;
+  if (ci->TR > ci->ROWS) ci->TR = ci->ROWS;
+}
+
+static void conv_infer(Ctx *ctx, Node *n) {
+  ConvInfo ci;
+  conv_info(ctx, n, &ci);
+  int64_t dims[ONNXC_MAX_RANK];
+  dims[0] = ci.N;
+  dims[1] = ci.M;
+  for (int i = 0; i < ci.g.r; i++) dims[i + 2] = ci.g.out[i];
+  value_set_shape(n->outputs[0], n->inputs[0]->dtype, ci.g.r + 2, dims);
+}
+
+static int64_t conv_scratch(Ctx *ctx, Node *n) {
+  ConvInfo ci;
+  conv_info(ctx, n, &ci);
+  if (!is_native(n->inputs[0]->dtype) || ci.pointwise) return 0;
+  if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
+  if (ci.direct) return 0;
+  return ci.Cg * ci.KP * ci.TR * ci.g.out[ci.g.r - 1] * (int64_t)dtype_size(n->inputs[0]->dtype);
+}
+
+/* Emits the lo/hi range of the innermost output coordinate for which ow*S + off is inside
+   [0, IW), with off = k*D - P of the current tap (k in variable kvar). */
+static void emit_row_range(Emit *e, const Geo *g, const char *kvar) {
+  int l = g->r - 1;
+  ep(e, "const %s off = %s * %lld - %lld;", IT, kvar, LL(g->d[l]), LL(g->pb[l]));
+  ep(e, "%s lo = off >= 0 ? 0 : (%lld - off) / %lld;", IT, LL(g->s[l] - 1), LL(g->s[l]));
+  ep(e, "%s hi = (%lld - off) / %lld;", IT, LL(g->in[l] + g->s[l] - 1), LL(g->s[l]));
+  ep(e, "if (lo > %lld) lo = %lld;", LL(g->out[l]), LL(g->out[l]));
+  ep(e, "if (hi > %lld) hi = %lld;", LL(g->out[l]), LL(g->out[l]));
+  ep(e, "if (hi < lo) hi = lo;");
+}
+
+/* Emits, inside a loop over output row r, the outer output coords o<d> and input coords i<d>
+   (tap k<d>) and `continue` when an input coord is outside; sets `xo` = input row offset. */
+static void emit_outer_coords(Emit *e, const Geo *g) {
+  int r = g->r;
+  int64_t istride = g->in[r - 1];
+  ep(e, "%s xo = 0;", IT);
+  for (int d = r - 2; d >= 0; d--) {
+    int64_t below = prod(g->out + d + 1, r - 2 - d);
+    const char *od = below > 1 ? fmt(e, "(rr / %lld)", LL(below)) : "rr";
+    if (d > 0) od = fmt(e, "%s %% %lld", od, LL(g->out[d]));
+    ep(e, "const %s i%d = (%s) * %lld + k%d * %lld - %lld;", IT, d, od, LL(g->s[d]), d, LL(g->d[d]), LL(g->pb[d]));
+    ep(e, "if (i%d < 0 || i%d >= %lld) continue;", d, d, LL(g->in[d]));
+    ep(e, "xo += i%d * %lld;", d, LL(istride));
+    istride *= g->in[d];
+  }
+}
+
+static void emit_kernel_loops(Emit *e, const Geo *g) {
+  for (int d = 0; d < g->r; d++) {
+    char v[8];
+    snprintf(v, sizeof v, "k%d", d);
+    loop(e, v, g->k[d]);
+  }
+}
+
+static const char *kernel_index(Emit *e, const Geo *g) {
+  const char *s = "k0";
+  for (int d = 1; d < g->r; d++) s = fmt(e, "(%s) * %lld + k%d", s, LL(g->k[d]), d);
+  return s;
+}
+
+/* float16/bfloat16: one output element at a time, loading every operand. */
+static void conv_emit_generic(Emit *e, Node *n, const ConvInfo *ci) {
+  const Geo *g = &ci->g;
+  int dt = n->inputs[0]->dtype, r = g->r;
+  const char *CT = ct_of(dt);
+  loop(e, "nb", ci->N);
+  loop(e, "oc", ci->M);
+  ep(e, "const %s cb = (oc / %lld) * %lld;", IT, LL(ci->Mg), LL(ci->Cg));
+  ep(e, "%s yo = (nb * %lld + oc) * %lld;", IT, LL(ci->M), LL(ci->OHW));
+  for (int d = 0; d < r; d++) {
+    char v[8];
+    snprintf(v, sizeof v, "o%d", d);
+    loop(e, v, g->out[d]);
+  }
+  ep(e, "%s acc = %s;", CT, node_in(n, 2) ? c_load(e, dt, "X2[oc]") : "0");
+  loop(e, "c", ci->Cg);
+  emit_kernel_loops(e, g);
+  ep(e, "%s xi = (nb * %lld + cb + c) * %lld;", IT, LL(ci->C), LL(ci->IHW));
+  int64_t st = 1;
+  for (int d = r - 1; d >= 0; d--) {
+    ep(e, "const %s i%d = o%d * %lld + k%d * %lld - %lld;", IT, d, d, LL(g->s[d]), d, LL(g->d[d]), LL(g->pb[d]));
+    ep(e, "if (i%d < 0 || i%d >= %lld) continue;", d, d, LL(g->in[d]));
+    ep(e, "xi += i%d * %lld;", d, LL(st));
+    st *= g->in[d];
+  }
+  ep(e, "acc += %s * %s;", c_load(e, dt, "X0[xi]"),
+     c_load(e, dt, fmt(e, "X1[(oc * %lld + c) * %lld + %s]", LL(ci->Cg), LL(ci->KP), kernel_index(e, g))));
+  for (int d = 0; d <= r; d++) ep(e, "}");
+  ep(e, "Y0[yo++] = %s;", c_store(e, dt, "acc"));
+  for (int d = 0; d < r; d++) ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void conv_emit(Emit *e, Node *n) {
+  ConvInfo ci;
+  conv_info(e->ctx, n, &ci);
+  int dt = n->inputs[0]->dtype;
+  set_it(n, conv_scratch(e->ctx, n));
+  if (!is_native(dt)) {
+    conv_emit_generic(e, n, &ci);
+    return;
+  }
+  const Geo *g = &ci.g;
+  int r = g->r, l = r - 1;
+  const char *T = c_type(dt);
+  int64_t OW = g->out[l], KK = ci.Cg * ci.KP;
+  loop(e, "nb", ci.N);
+  /* bias (or zero) first: every form below accumulates */
+  loop(e, "oc", ci.M);
+  ep(e, "const %s bv = %s;", T, node_in(n, 2) ? "X2[oc]" : "0");
+  ep(e, "%s *yp = Y0 + (nb * %lld + oc) * %lld;", T, LL(ci.M), LL(ci.OHW));
+  ep(e, "for (%s j = 0; j < %lld; j++) yp[j] = bv;", IT, LL(ci.OHW));
+  ep(e, "}");
+  loop(e, "gi", ci.G);
+  ep(e, "const %s *xg = X0 + (nb * %lld + gi * %lld) * %lld;", T, LL(ci.C), LL(ci.Cg), LL(ci.IHW));
+  ep(e, "const %s *wg = X1 + gi * %lld;", T, LL(ci.Mg * KK));
+  ep(e, "%s *yg = Y0 + (nb * %lld + gi * %lld) * %lld;", T, LL(ci.M), LL(ci.Mg), LL(ci.OHW));
+  if (ci.pointwise) {
+    GemmNN gm = {T, "wg", "xg", "yg", fmt(e, "%lld", LL(ci.IHW)), fmt(e, "%lld", LL(ci.OHW)), NULL, KK, 1, ci.OHW, ci.Mg, KK};
+    emit_gemm_nn(e, &gm);
+  } else if (ci.wide) {
+    int64_t OH = ci.v_out[0], WO = ci.v_out[1], SW = ci.v_s[1];
+    ep(e, "%s *plane = (%s *)W, *yw = plane + %lld;", T, T, LL(ci.PH * ci.PW));
+    ep(e, "if (gi == 0) for (%s j = 0; j < %lld; j++) plane[j] = 0;", IT, LL(ci.PH * ci.PW));
+    ep(e, "for (%s ih = 0; ih < %lld; ih++) {", IT, LL(ci.v_in[0]));
+    ep(e, "for (%s iw = 0; iw < %lld; iw++) plane[(ih + %lld) * %lld + %lld + iw] = xg[ih * %lld + iw];", IT,
+       LL(ci.v_in[1]), LL(ci.v_p[0]), LL(ci.PW), LL(ci.v_p[1]), LL(ci.v_in[1]));
+    ep(e, "}");
+    loop(e, "m", ci.Mg);
+    ep(e, "const %s *wm = wg + m * %lld;", T, LL(ci.KP));
+    ep(e, "%s *ym = yg + m * %lld;", T, LL(ci.OHW));
+    ep(e, "for (%s j = 0; j < %lld; j++) yw[j] = 0;", IT, LL(OH * ci.WW));
+    loop(e, "kh", ci.v_k[0]);
+    loop(e, "kw", ci.v_k[1]);
+    ep(e, "const %s wv = wm[kh * %lld + kw];", T, LL(ci.v_k[1]));
+    ep(e, "const %s *restrict pp = plane + kh * %lld + kw * %lld;", T, LL(ci.v_d[0] * ci.PW), LL(ci.v_d[1]));
+    if (SW == 1) ep(e, "for (%s j = 0; j < %lld; j++) yw[j] += wv * pp[j];", IT, LL(OH * ci.WW));
+    else ep(e, "for (%s j = 0; j < %lld; j++) yw[j] += wv * pp[j * %lld];", IT, LL(OH * ci.WW), LL(SW));
+    ep(e, "}");
+    ep(e, "}");
+    ep(e, "for (%s oh = 0; oh < %lld; oh++) {", IT, LL(OH));
+    ep(e, "for (%s ow = 0; ow < %lld; ow++) ym[oh * %lld + ow] += yw[oh * %lld + ow];", IT, LL(WO), LL(WO), LL(ci.WW));
+    ep(e, "}");
+    ep(e, "}");
+  } else if (ci.direct) {
+    /* one input channel per group: accumulate whole output rows per kernel tap */
+    loop(e, "m", ci.Mg);
+    ep(e, "const %s *wm = wg + m * %lld;", T, LL(ci.KP));
+    ep(e, "%s *ym = yg + m * %lld;", T, LL(ci.OHW));
+    emit_kernel_loops(e, g);
+    ep(e, "const %s wv = wm[%s];", T, kernel_index(e, g));
+    emit_row_range(e, g, fmt(e, "k%d", l));
+    ep(e, "for (%s rr = 0; rr < %lld; rr++) {", IT, LL(ci.ROWS));
+    emit_outer_coords(e, g);
+    ep(e, "const %s *restrict xr = xg + xo;", T);
+    ep(e, "%s *restrict yr = ym + rr * %lld;", T, LL(OW));
+    if (g->s[l] == 1) ep(e, "for (%s ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow + off];", IT);
+    else ep(e, "for (%s ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow * %lld + off];", IT, LL(g->s[l]));
+    ep(e, "}");
+    for (int d = 0; d < r; d++) ep(e, "}");
+    ep(e, "}");
+  } else {
+    /* im2col of TR output rows, then GEMM into those rows */
+    ep(e, "%s *col = (%s *)W;", T, T);
+    ep(e, "for (%s r0 = 0; r0 < %lld; r0 += %lld) {", IT, LL(ci.ROWS), LL(ci.TR));
+    ep(e, "const %s rn = %lld - r0 < %lld ? %lld - r0 : %lld;", IT, LL(ci.ROWS), LL(ci.TR), LL(ci.ROWS), LL(ci.TR));
+    ep(e, "const %s jn = rn * %lld;", IT, LL(OW));
+    ep(e, "%s *cp = col;", T);
+    loop(e, "c", ci.Cg);
+    ep(e, "const %s *xc = xg + c * %lld;", T, LL(ci.IHW));
+    emit_kernel_loops(e, g);
+    emit_row_range(e, g, fmt(e, "k%d", l));
+    ep(e, "for (%s rr = r0; rr < r0 + rn; rr++) {", IT);
+    ep(e, "%s *restrict cr = cp;", T);
+    ep(e, "cp += %lld;", LL(OW));
+    if (r > 1) {
+      /* rows whose input row lies in the padding are zero */
+      ep(e, "%s ow = 0;", IT);
+      ep(e, "do {");
+      emit_outer_coords(e, g);
+      ep(e, "const %s *restrict xr = xc + xo;", T);
+      ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
+      if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
+      else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
+      ep(e, "} while (0);");
+      ep(e, "for (; ow < %lld; ow++) cr[ow] = 0;", LL(OW));
+    } else {
+      ep(e, "const %s *restrict xr = xc;", T);
+      ep(e, "%s ow = 0;", IT);
+      ep(e, "(void)rr;");
+      ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
+      if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
+      else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
+      ep(e, "for (; ow < %lld; ow++) cr[ow] = 0;", LL(OW));
+    }
+    ep(e, "}");
+    for (int d = 0; d < r; d++) ep(e, "}");
+    ep(e, "}");
+    GemmNN gm = {T, "wg", "col", fmt(e, "yg + r0 * %lld", LL(OW)), "jn", "jn", NULL, KK, 1, ci.OHW, ci.Mg, KK};
+    emit_gemm_nn(e, &gm);
+    ep(e, "}");
+  }
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* ---- ConvTranspose ------------------------------------------------------------------------- */
+
+static void convt_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
+  require_inputs(ctx, n, 2, 3);
+  Value *x = n->inputs[0], *w = n->inputs[1];
+  require_dtype(ctx, n, 0, float_types);
+  require_same_dtype(ctx, n, 1, x->dtype);
+  require_same_dtype(ctx, n, 2, x->dtype);
+  Geo *g = &ci->g;
+  int r = g->r = x->rank - 2;
+  if (r < 1 || r > MAXR) fail_node(ctx, n, "input rank %d is not supported", x->rank);
+  if (w->rank != x->rank) fail_node(ctx, n, "weight rank %d does not match input rank %d", w->rank, x->rank);
+  ci->N = x->dims[0];
+  ci->C = x->dims[1];
+  ci->G = attr_i(n, "group", 1);
+  if (ci->G < 1 || ci->C % ci->G) fail_node(ctx, n, "group %lld does not divide %lld channels", LL(ci->G), LL(ci->C));
+  if (w->dims[0] != ci->C) fail_node(ctx, n, "weight has %lld input channels, expected %lld", LL(w->dims[0]), LL(ci->C));
+  ci->Cg = ci->C / ci->G;
+  ci->Mg = w->dims[1];
+  ci->M = ci->Mg * ci->G;
+  require_numel(ctx, n, 2, ci->M, "bias");
+  const int64_t *ks;
+  int nk = attr_ints(n, "kernel_shape", &ks);
+  if (nk && nk != r) fail_node(ctx, n, "kernel_shape has %d values, expected %d", nk, r);
+  for (int i = 0; i < r; i++) {
+    g->in[i] = x->dims[i + 2];
+    g->k[i] = w->dims[i + 2];
+    if (nk && ks[i] != g->k[i]) fail_node(ctx, n, "kernel_shape does not match the weight shape");
+  }
+  spatial_ints(ctx, n, "strides", r, 1, 1, g->s);
+  spatial_ints(ctx, n, "dilations", r, 1, 1, g->d);
+  int64_t pads[2 * MAXR], opad[MAXR], oshape[MAXR];
+  spatial_ints(ctx, n, "pads", 2 * r, 0, 0, pads);
+  spatial_ints(ctx, n, "output_padding", r, 0, 0, opad);
+  const int64_t *os;
+  int nos = attr_ints(n, "output_shape", &os);
+  if (nos && nos != r && nos != r + 2) fail_node(ctx, n, "output_shape has %d values, expected %d", nos, r);
+  for (int i = 0; i < r; i++) oshape[i] = nos ? os[nos - r + i] : 0;
+  const char *ap = attr_s(n, "auto_pad", "NOTSET");
+  bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+  if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && *ap) fail_node(ctx, n, "unknown auto_pad '%s'", ap);
+  for (int i = 0; i < r; i++) {
+    int64_t ek = (g->k[i] - 1) * g->d[i] + 1, natural = g->s[i] * (g->in[i] - 1) + opad[i] + ek;
+    if (nos || same) {
+      int64_t out = nos ? oshape[i] : g->in[i] * g->s[i];
+      int64_t total = natural - out, half = total >= 0 ? total / 2 : -((-total + 1) / 2); /* floor */
+      g->pb[i] = !strcmp(ap, "SAME_UPPER") ? half : total - half;
+      g->out[i] = out;
+    } else {
+      bool valid = !strcmp(ap, "VALID");
+      g->pb[i] = valid ? 0 : pads[i];
+      g->out[i] = natural - (valid ? 0 : pads[i] + pads[i + r]);
+    }
+    g->pe[i] = 0;
+    if (g->out[i] < 1) fail_node(ctx, n, "empty output in spatial dim %d", i);
+  }
+  ci->KP = prod(g->k, r);
+  ci->IHW = prod(g->in, r);
+  ci->OHW = prod(g->out, r);
+  ci->ROWS = prod(g->in, r - 1);
+}
+
+static void convt_infer(Ctx *ctx, Node *n) {
+  ConvInfo ci;
+  convt_info(ctx, n, &ci);
+  int64_t dims[ONNXC_MAX_RANK];
+  dims[0] = ci.N;
+  dims[1] = ci.M;
+  for (int i = 0; i < ci.g.r; i++) dims[i + 2] = ci.g.out[i];
+  value_set_shape(n->outputs[0], n->inputs[0]->dtype, ci.g.r + 2, dims);
+}
+
+/* Scatter form: for every input row and kernel tap, add w * x-row into the strided output row. */
+static void convt_emit(Emit *e, Node *n) {
+  ConvInfo ci;
+  convt_info(e->ctx, n, &ci);
+  set_it(n, 0);
+  const Geo *g = &ci.g;
+  int dt = n->inputs[0]->dtype, r = g->r, l = r - 1;
+  bool nat = is_native(dt);
+  const char *T = ct_of(dt);
+  if (!nat) {
+    /* gather form, one output element at a time */
+    loop(e, "nb", ci.N);
+    loop(e, "oc", ci.M);
+    ep(e, "const %s gi = oc / %lld, m = oc %% %lld;", IT, LL(ci.Mg), LL(ci.Mg));
+    ep(e, "%s yo = (nb * %lld + oc) * %lld;", IT, LL(ci.M), LL(ci.OHW));
+    for (int d = 0; d < r; d++) loop(e, fmt(e, "o%d", d), g->out[d]);
+    ep(e, "%s acc = %s;", T, node_in(n, 2) ? c_load(e, dt, "X2[oc]") : "0");
+    loop(e, "c", ci.Cg);
+    emit_kernel_loops(e, g);
+    ep(e, "%s xi = (nb * %lld + gi * %lld + c) * %lld;", IT, LL(ci.C), LL(ci.Cg), LL(ci.IHW));
+    int64_t st = 1;
+    for (int d = r - 1; d >= 0; d--) {
+      ep(e, "const %s t%d = o%d + %lld - k%d * %lld;", IT, d, d, LL(g->pb[d]), d, LL(g->d[d]));
+      ep(e, "if (t%d < 0 || t%d %% %lld != 0 || t%d / %lld >= %lld) continue;", d, d, LL(g->s[d]), d, LL(g->s[d]), LL(g->in[d]));
+      ep(e, "xi += t%d / %lld * %lld;", d, LL(g->s[d]), LL(st));
+      st *= g->in[d];
+    }
+    ep(e, "acc += %s * %s;", c_load(e, dt, "X0[xi]"),
+       c_load(e, dt, fmt(e, "X1[((gi * %lld + c) * %lld + m) * %lld + %s]", LL(ci.Cg), LL(ci.Mg), LL(ci.KP), kernel_index(e, g))));
+    for (int d = 0; d <= r; d++) ep(e, "}");
+    ep(e, "Y0[yo++] = %s;", c_store(e, dt, "acc"));
+    for (int d = 0; d < r; d++) ep(e, "}");
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
+  loop(e, "nb", ci.N);
+  loop(e, "oc", ci.M);
+  ep(e, "const %s bv = %s;", T, node_in(n, 2) ? "X2[oc]" : "0");
+  ep(e, "%s *yp = Y0 + (nb * %lld + oc) * %lld;", T, LL(ci.M), LL(ci.OHW));
+  ep(e, "for (%s j = 0; j < %lld; j++) yp[j] = bv;", IT, LL(ci.OHW));
+  ep(e, "}");
+  loop(e, "gi", ci.G);
+  loop(e, "c", ci.Cg);
+  ep(e, "const %s *xc = X0 + (nb * %lld + gi * %lld + c) * %lld;", T, LL(ci.C), LL(ci.Cg), LL(ci.IHW));
+  loop(e, "m", ci.Mg);
+  ep(e, "const %s *wm = X1 + ((gi * %lld + c) * %lld + m) * %lld;", T, LL(ci.Cg), LL(ci.Mg), LL(ci.KP));
+  ep(e, "%s *ym = Y0 + (nb * %lld + gi * %lld + m) * %lld;", T, LL(ci.M), LL(ci.Mg), LL(ci.OHW));
+  emit_kernel_loops(e, g);
+  ep(e, "const %s wv = wm[%s];", T, kernel_index(e, g));
+  /* input positions iw with 0 <= iw*S + off < OW, off = k*D - P */
+  ep(e, "const %s off = k%d * %lld - %lld;", IT, l, LL(g->d[l]), LL(g->pb[l]));
+  ep(e, "%s lo = off >= 0 ? 0 : (%lld - off) / %lld;", IT, LL(g->s[l] - 1), LL(g->s[l]));
+  ep(e, "%s hi = (%lld - off) / %lld;", IT, LL(g->out[l] + g->s[l] - 1), LL(g->s[l]));
+  ep(e, "if (lo > %lld) lo = %lld;", LL(g->in[l]), LL(g->in[l]));
+  ep(e, "if (hi > %lld) hi = %lld;", LL(g->in[l]), LL(g->in[l]));
+  ep(e, "for (%s rr = 0; rr < %lld; rr++) {", IT, LL(ci.ROWS));
+  ep(e, "%s yo = 0;", IT);
+  int64_t ostride = g->out[l];
+  for (int d = r - 2; d >= 0; d--) {
+    int64_t below = prod(g->in + d + 1, r - 2 - d);
+    const char *id = below > 1 ? fmt(e, "(rr / %lld)", LL(below)) : "rr";
+    if (d > 0) id = fmt(e, "%s %% %lld", id, LL(g->in[d]));
+    ep(e, "const %s o%d = (%s) * %lld + k%d * %lld - %lld;", IT, d, id, LL(g->s[d]), d, LL(g->d[d]), LL(g->pb[d]));
+    ep(e, "if (o%d < 0 || o%d >= %lld) continue;", d, d, LL(g->out[d]));
+    ep(e, "yo += o%d * %lld;", d, LL(ostride));
+    ostride *= g->out[d];
+  }
+  ep(e, "const %s *restrict xr = xc + rr * %lld;", T, LL(g->in[l]));
+  ep(e, "%s *restrict yr = ym + yo;", T);
+  ep(e, "for (%s iw = lo; iw < hi; iw++) yr[iw * %lld + off] += wv * xr[iw];", IT, LL(g->s[l]));
+  ep(e, "}");
+  for (int d = 0; d < r; d++) ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* ---- pooling --------------------------------------------------------------------------------- */
+
+enum { POOL_MAX, POOL_AVG, POOL_LP };
+
+static void pool_info(Ctx *ctx, const Node *n, Geo *g, int kind) {
+  require_inputs(ctx, n, 1, 1);
+  Value *x = n->inputs[0];
+  if (kind == POOL_MAX) {
+    static const int t[] = {DT_FLOAT, DT_DOUBLE, DT_FLOAT16, DT_BFLOAT16, DT_INT8, DT_UINT8, 0};
+    require_dtype(ctx, n, 0, t);
+  } else {
+    require_dtype(ctx, n, 0, float_types);
+  }
+  const int64_t *ks;
+  int nk = attr_ints(n, "kernel_shape", &ks);
+  if (!nk) fail_node(ctx, n, "missing attribute kernel_shape");
+  g->r = nk;
+  if (nk > MAXR) fail_node(ctx, n, "%d spatial dimensions are not supported", nk);
+  for (int i = 0; i < nk; i++) g->k[i] = ks[i];
+  geo_window(ctx, n, x, g, true);
+}
+
+static int pool_kind(const Node *n) {
+  if (!strcmp(n->op_type, "MaxPool")) return POOL_MAX;
+  if (!strcmp(n->op_type, "AveragePool")) return POOL_AVG;
+  return POOL_LP;
+}
+
+static void pool_infer(Ctx *ctx, Node *n) {
+  Geo g;
+  int kind = pool_kind(n);
+  pool_info(ctx, n, &g, kind);
+  Value *x = n->inputs[0];
+  int64_t dims[ONNXC_MAX_RANK];
+  dims[0] = x->dims[0];
+  dims[1] = x->dims[1];
+  for (int i = 0; i < g.r; i++) dims[i + 2] = g.out[i];
+  value_set_shape(n->outputs[0], x->dtype, x->rank, dims);
+  if (n->n_outputs > 1 && n->outputs[1]) {
+    if (kind != POOL_MAX) fail_node(ctx, n, "only MaxPool has a second output");
+    value_set_shape(n->outputs[1], DT_INT64, x->rank, dims);
+  }
+}
+
+static double lp_p(const Node *n) {
+  const Attr *a = node_attr(n, "p");
+  if (!a) return 2;
+  return a->type == ATTR_FLOAT ? a->f : (double)a->i;
+}
+
+/* |v|^p as a C expression (v is a plain identifier) */
+static const char *pow_expr(Emit *e, int ct, const char *v, double p) {
+  const char *s = fsuf(ct);
+  if (p == 1) return fmt(e, "fabs%s(%s)", s, v);
+  if (p == 2) return fmt(e, "%s * %s", v, v);
+  if (p == 3) return fmt(e, "fabs%s(%s) * %s * %s", s, v, v, v);
+  if (p == 4) return fmt(e, "%s * %s * %s * %s", v, v, v, v);
+  return fmt(e, "pow%s(fabs%s(%s), %s)", s, s, v, c_lit(e, ct, p));
+}
+
+static const char *root_expr(Emit *e, int ct, const char *v, double p) {
+  if (p == 1) return v;
+  if (p == 2) return fmt(e, "sqrt%s(%s)", fsuf(ct), v);
+  return fmt(e, "pow%s(%s, %s)", fsuf(ct), v, c_lit(e, ct, 1.0 / p));
+}
+
+static void pool_emit(Emit *e, Node *n) {
+  Geo g;
+  int kind = pool_kind(n);
+  pool_info(e->ctx, n, &g, kind);
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, r = g.r;
+  int ct = dtype_is_float(dt) ? ct_dt(dt) : dt;
+  const char *CT = c_ctype(ct);
+  bool want_idx = kind == POOL_MAX && n->n_outputs > 1 && n->outputs[1];
+  int storage = (int)attr_i(n, "storage_order", 0);
+  int cip = (int)attr_i(n, "count_include_pad", 0);
+  double p = lp_p(n);
+  int64_t NC = x->dims[0] * x->dims[1], IHW = prod(g.in, r), OHW = prod(g.out, r);
+  int64_t istr[MAXR], cstr[MAXR];
+  istr[r - 1] = 1;
+  for (int d = r - 2; d >= 0; d--) istr[d] = istr[d + 1] * g.in[d + 1];
+  cstr[0] = 1;
+  for (int d = 1; d < r; d++) cstr[d] = cstr[d - 1] * g.in[d - 1];
+  loop(e, "nc", NC);
+  ep(e, "const %s *xp = X0 + nc * %lld;", c_type(dt), LL(IHW));
+  ep(e, "%s yo = nc * %lld;", IT, LL(OHW));
+  for (int d = 0; d < r; d++) {
+    loop(e, fmt(e, "o%d", d), g.out[d]);
+    ep(e, "const %s s%d = o%d * %lld - %lld;", IT, d, d, LL(g.s[d]), LL(g.pb[d]));
+    ep(e, "const %s ks%d = s%d < 0 ? (%lld - s%d) / %lld : 0;", IT, d, d, LL(g.d[d] - 1), d, LL(g.d[d]));
+    ep(e, "%s ke%d = (%lld - s%d) / %lld;", IT, d, LL(g.in[d] + g.d[d] - 1), d, LL(g.d[d]));
+    ep(e, "if (ke%d > %lld) ke%d = %lld;", d, LL(g.k[d]), d, LL(g.k[d]));
+    if (kind == POOL_AVG && cip) {
+      ep(e, "%s kc%d = (%lld - s%d) / %lld;", IT, d, LL(g.in[d] + g.pe[d] + g.d[d] - 1), d, LL(g.d[d]));
+      ep(e, "if (kc%d > %lld) kc%d = %lld;", d, LL(g.k[d]), d, LL(g.k[d]));
+    }
+  }
+  if (kind == POOL_MAX) {
+    ep(e, "%s best = %s;", CT, c_lowest(e, ct));
+    if (want_idx) ep(e, "int64_t bi = -1;");
+  } else {
+    ep(e, "%s acc = 0;", CT);
+  }
+  ep(e, "%s cnt = 0;", IT);
+  for (int d = 0; d < r; d++) {
+    ep(e, "for (%s k%d = ks%d; k%d < ke%d; k%d++) {", IT, d, d, d, d, d);
+    ep(e, "const %s i%d = s%d + k%d * %lld;", IT, d, d, d, LL(g.d[d]));
+  }
+  const char *xi = fmt(e, "i%d", r - 1);
+  for (int d = r - 2; d >= 0; d--) xi = fmt(e, "i%d * %lld + %s", d, LL(istr[d]), xi);
+  ep(e, "const %s v = %s;", CT, c_load(e, dt, fmt(e, "xp[%s]", xi)));
+  ep(e, "cnt++;");
+  if (kind == POOL_MAX) {
+    if (want_idx) {
+      const char *ci = storage ? "i0" : xi;
+      if (storage)
+        for (int d = 1; d < r; d++) ci = fmt(e, "%s + i%d * %lld", ci, d, LL(cstr[d]));
+      ep(e, "if (bi < 0 || v > best) {");
+      ep(e, "best = v;");
+      ep(e, "bi = nc * %lldLL + %s;", LL(IHW), ci);
+      ep(e, "}");
+    } else {
+      ep(e, "if (v > best) best = v;");
+    }
+  } else if (kind == POOL_AVG) {
+    ep(e, "acc += v;");
+  } else {
+    ep(e, "acc += %s;", pow_expr(e, ct, "v", p));
+  }
+  for (int d = 0; d < r; d++) ep(e, "}");
+  if (kind == POOL_MAX) {
+    ep(e, "if (cnt == 0) best = 0;");
+    ep(e, "Y0[yo] = %s;", c_store(e, dt, "best"));
+    if (want_idx) ep(e, "if (Y1) Y1[yo] = bi;");
+  } else if (kind == POOL_AVG) {
+    if (cip) {
+      const char *c = "kc0";
+      for (int d = 1; d < r; d++) c = fmt(e, "%s * kc%d", c, d);
+      ep(e, "cnt = %s;", c);
+    }
+    ep(e, "Y0[yo] = %s;", c_store(e, dt, fmt(e, "cnt ? acc / (%s)cnt : 0", CT)));
+  } else {
+    ep(e, "(void)cnt;");
+    ep(e, "Y0[yo] = %s;", c_store(e, dt, root_expr(e, ct, "acc", p)));
+  }
+  ep(e, "yo++;");
+  for (int d = 0; d < r; d++) ep(e, "}");
+  ep(e, "}");
+}
+
+/* GlobalAveragePool / GlobalMaxPool / GlobalLpPool */
+static void gpool_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, 1);
+  Value *x = n->inputs[0];
+  require_dtype(ctx, n, 0, float_types);
+  if (x->rank < 2) fail_node(ctx, n, "input rank must be at least 2");
+  int64_t dims[ONNXC_MAX_RANK];
+  for (int d = 0; d < x->rank; d++) dims[d] = d < 2 ? x->dims[d] : 1;
+  value_set_shape(n->outputs[0], x->dtype, x->rank, dims);
+}
+
+static void gpool_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt);
+  int64_t NC = x->dims[0] * x->dims[1], S = prod(x->dims + 2, x->rank - 2);
+  int kind = !strcmp(n->op_type, "GlobalMaxPool") ? POOL_MAX : !strcmp(n->op_type, "GlobalAveragePool") ? POOL_AVG : POOL_LP;
+  double p = lp_p(n);
+  loop(e, "nc", NC);
+  ep(e, "%s acc = %s;", CT, kind == POOL_MAX ? c_lowest(e, ct) : "0");
+  loop(e, "i", S);
+  ep(e, "const %s v = %s;", CT, c_load(e, dt, fmt(e, "X0[nc * %lld + i]", LL(S))));
+  if (kind == POOL_MAX) ep(e, "if (v > acc) acc = v;");
+  else if (kind == POOL_AVG) ep(e, "acc += v;");
+  else ep(e, "acc += %s;", pow_expr(e, ct, "v", p));
+  ep(e, "}");
+  const char *res = kind == POOL_MAX ? "acc" : kind == POOL_AVG ? fmt(e, "acc / %s", c_lit(e, ct, (double)S)) : root_expr(e, ct, "acc", p);
+  ep(e, "Y0[nc] = %s;", c_store(e, dt, res));
+  ep(e, "}");
+}
+
+/* MaxUnpool: indices address the unpooled tensor of the inferred shape; an output_shape input
+   pads that tensor at the end of each spatial dim (as the ONNX reference does). */
+static void unpool_info(Ctx *ctx, const Node *n, Geo *g, int64_t *outdims) {
+  require_inputs(ctx, n, 2, 3);
+  Value *x = n->inputs[0], *ind = n->inputs[1];
+  require_dtype(ctx, n, 0, float_types);
+  if (ind->dtype != DT_INT64 || !same_shape(x, ind)) fail_node(ctx, n, "indices must be int64 with the shape of X");
+  const int64_t *ks;
+  int r = attr_ints(n, "kernel_shape", &ks);
+  if (!r || r > MAXR || x->rank != r + 2) fail_node(ctx, n, "kernel_shape must give every spatial dim");
+  g->r = r;
+  int64_t pads[2 * MAXR];
+  spatial_ints(ctx, n, "strides", r, 1, 1, g->s);
+  spatial_ints(ctx, n, "pads", 2 * r, 0, 0, pads);
+  for (int i = 0; i < r; i++) {
+    g->k[i] = ks[i];
+    g->in[i] = x->dims[i + 2];
+    g->out[i] = (g->in[i] - 1) * g->s[i] - pads[i] - pads[i + r] + g->k[i];
+    if (g->out[i] < 1) fail_node(ctx, n, "empty output in spatial dim %d", i);
+  }
+  outdims[0] = x->dims[0];
+  outdims[1] = x->dims[1];
+  for (int i = 0; i < r; i++) outdims[i + 2] = g->out[i];
+  if (node_in(n, 2)) {
+    Value *os = node_const_in(ctx, n, 2, "output_shape");
+    if (value_numel(os) != x->rank) fail_node(ctx, n, "output_shape must have %d values", x->rank);
+    for (int i = 0; i < x->rank; i++) outdims[i] = const_get_i(os, i);
+    if (outdims[0] != x->dims[0] || outdims[1] != x->dims[1])
+      fail_node(ctx, n, "output_shape must keep the batch and channel dims");
+    for (int i = 0; i < r; i++)
+      if (outdims[i + 2] < 1) fail_node(ctx, n, "invalid output_shape");
+  }
+}
+
+static void unpool_infer(Ctx *ctx, Node *n) {
+  Geo g;
+  int64_t dims[ONNXC_MAX_RANK];
+  unpool_info(ctx, n, &g, dims);
+  value_set_shape(n->outputs[0], n->inputs[0]->dtype, n->inputs[0]->rank, dims);
+}
+
+static void unpool_emit(Emit *e, Node *n) {
+  Geo g;
+  int64_t od[ONNXC_MAX_RANK];
+  unpool_info(e->ctx, n, &g, od);
+  set_it(n, 0);
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  int r = g.r;
+  int64_t inf_sp = prod(g.out, r), out_sp = prod(od + 2, r);
+  bool same = inf_sp == out_sp;
+  for (int i = 0; i < r; i++)
+    if (g.out[i] != od[i + 2]) same = false;
+  ep(e, "memset(Y0, 0, %lld);", LL(value_bytes(y)));
+  ep(e, "for (int64_t i = 0; i < %lld; i++) {", LL(value_numel(x)));
+  ep(e, "int64_t t = X1[i];");
+  ep(e, "if (t < 0 || t >= %lldLL) continue;", LL(x->dims[0] * x->dims[1] * inf_sp));
+  if (same) {
+    ep(e, "Y0[t] = X0[i];");
+  } else {
+    ep(e, "int64_t o = 0, st = 1;");
+    for (int d = r - 1; d >= 0; d--) {
+      ep(e, "{");
+      ep(e, "const int64_t c = t %% %lld;", LL(g.out[d]));
+      ep(e, "t /= %lld;", LL(g.out[d]));
+      ep(e, "if (c >= %lld) continue;", LL(od[d + 2]));
+      ep(e, "o += c * st;");
+      ep(e, "st *= %lld;", LL(od[d + 2]));
+      ep(e, "}");
+    }
+    ep(e, "Y0[o + t * %lld] = X0[i];", LL(out_sp));
+  }
+  ep(e, "}");
+}
+
+/* ---- BatchNormalization ------------------------------------------------------------------------ */
+
+/* Batch statistics (training) mode: opset >= 14 training_mode; 9..13 more than one output;
+   < 9 is_test = 0 with more than one output. */
+static bool bn_training(const Node *n) {
+  bool extra = false;
+  for (int k = 1; k < n->n_outputs; k++)
+    if (n->outputs[k]) extra = true;
+  if (n->opset >= 14) return attr_i(n, "training_mode", 0) != 0;
+  if (n->opset >= 9) return extra;
+  return extra && attr_i(n, "is_test", 0) == 0;
+}
+
+static void bn_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 5, 5);
+  Value *x = n->inputs[0];
+  require_dtype(ctx, n, 0, float_types);
+  if (x->rank < 2) fail_node(ctx, n, "input rank must be at least 2");
+  int64_t C = x->dims[1], S = prod(x->dims + 2, x->rank - 2);
+  bool spatial = n->opset >= 9 || attr_i(n, "spatial", 1) != 0;
+  int pdt = n->inputs[1]->dtype;
+  if (!dtype_is_float(pdt)) fail_node(ctx, n, "scale must be a float type");
+  for (int k = 1; k < 5; k++) {
+    if (k >= 3 && n->inputs[k]->dtype != n->inputs[1]->dtype && n->inputs[k]->dtype != x->dtype)
+      fail_node(ctx, n, "mean/var element types differ");
+    if (!dtype_is_float(n->inputs[k]->dtype)) fail_node(ctx, n, "parameters must be float types");
+    require_numel(ctx, n, k, spatial ? C : C * S, "a parameter");
+  }
+  if (!spatial && bn_training(n)) fail_node(ctx, n, "training with spatial=0 is not supported");
+  value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
+  for (int k = 1; k < n->n_outputs; k++)
+    if (n->outputs[k]) {
+      Value *src = n->inputs[k >= 3 ? k : k + 2];
+      value_set_shape(n->outputs[k], src->dtype, 1, &C);
+    }
+}
+
+static void bn_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt), *sf = fsuf(ct);
+  int64_t N = x->dims[0], C = x->dims[1], S = prod(x->dims + 2, x->rank - 2);
+  const char *eps = c_lit(e, ct, attr_f(n, "epsilon", 1e-5f));
+  const char *P[5];
+  for (int k = 1; k < 5; k++) P[k] = fmt(e, "X%d", k);
+#define PL(k, idx) c_load(e, n->inputs[k]->dtype, fmt(e, "%s[%s]", P[k], idx))
+  bool spatial = n->opset >= 9 || attr_i(n, "spatial", 1) != 0;
+  if (!bn_training(n)) {
+    loop(e, "nb", N);
+    loop(e, "c", C);
+    ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
+    ep(e, "%s *yp = Y0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
+    if (spatial) {
+      ep(e, "const %s a = %s / sqrt%s(%s + %s);", CT, PL(1, "c"), sf, PL(4, "c"), eps);
+      ep(e, "const %s b = %s - %s * a;", CT, PL(2, "c"), PL(3, "c"));
+      loop(e, "i", S);
+      ep(e, "yp[i] = %s;", c_store(e, dt, fmt(e, "%s * a + b", c_load(e, dt, "xp[i]"))));
+      ep(e, "}");
+    } else {
+      loop(e, "i", S);
+      ep(e, "const %s p = c * %lld + i;", IT, LL(S));
+      ep(e, "yp[i] = %s;", c_store(e, dt, fmt(e, "(%s - %s) * %s / sqrt%s(%s + %s) + %s", c_load(e, dt, "xp[i]"),
+                                             PL(3, "p"), PL(1, "p"), sf, PL(4, "p"), eps, PL(2, "p"))));
+      ep(e, "}");
+    }
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
+  /* training: batch statistics per channel */
+  const char *mom = c_lit(e, ct, attr_f(n, "momentum", 0.9f));
+  loop(e, "c", C);
+  ep(e, "%s sum = 0, sq = 0;", CT);
+  loop(e, "nb", N);
+  ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
+  loop(e, "i", S);
+  ep(e, "sum += %s;", c_load(e, dt, "xp[i]"));
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "const %s mean = sum / %s;", CT, c_lit(e, ct, (double)(N * S)));
+  loop(e, "nb", N);
+  ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
+  loop(e, "i", S);
+  ep(e, "const %s t = %s - mean;", CT, c_load(e, dt, "xp[i]"));
+  ep(e, "sq += t * t;");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "const %s var = sq / %s;", CT, c_lit(e, ct, (double)(N * S)));
+  ep(e, "const %s a = %s / sqrt%s(var + %s);", CT, PL(1, "c"), sf, eps);
+  ep(e, "const %s b = %s - mean * a;", CT, PL(2, "c"));
+  loop(e, "nb", N);
+  ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
+  ep(e, "%s *yp = Y0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
+  loop(e, "i", S);
+  ep(e, "yp[i] = %s;", c_store(e, dt, fmt(e, "%s * a + b", c_load(e, dt, "xp[i]"))));
+  ep(e, "}");
+  ep(e, "}");
+  const char *stat[5] = {NULL, "mean", "var", "mean", "var"};
+  for (int k = 1; k < n->n_outputs && k < 5; k++) {
+    Value *o = n->outputs[k];
+    if (!o) continue;
+    const char *v = stat[k];
+    if (k <= 2) v = fmt(e, "%s * %s + %s * (1 - %s)", PL(k + 2, "c"), mom, stat[k], mom);
+    ep(e, "if (Y%d) Y%d[c] = %s;", k, k, c_store(e, o->dtype, v));
+  }
+  ep(e, "}");
+#undef PL
+}
+
+/* ---- Instance / Group / Layer / RMS normalization ---------------------------------------------- */
+
+static void instnorm_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 3, 3);
+  Value *x = n->inputs[0];
+  require_dtype(ctx, n, 0, float_types);
+  require_same_dtype(ctx, n, 1, x->dtype);
+  require_same_dtype(ctx, n, 2, x->dtype);
+  if (x->rank < 3) fail_node(ctx, n, "input rank must be at least 3");
+  require_numel(ctx, n, 1, x->dims[1], "scale");
+  require_numel(ctx, n, 2, x->dims[1], "bias");
+  value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
+}
+
+/* Emits mean and (population) variance of `cnt` elements at xp[0..cnt) into mean/var. */
+static void emit_mean_var(Emit *e, int dt, int64_t cnt, const char *CT) {
+  int ct = ct_dt(dt);
+  ep(e, "%s mean = 0, var = 0;", CT);
+  loop(e, "i", cnt);
+  ep(e, "mean += %s;", c_load(e, dt, "xp[i]"));
+  ep(e, "}");
+  ep(e, "mean /= %s;", c_lit(e, ct, (double)cnt));
+  loop(e, "i", cnt);
+  ep(e, "const %s t = %s - mean;", CT, c_load(e, dt, "xp[i]"));
+  ep(e, "var += t * t;");
+  ep(e, "}");
+  ep(e, "var /= %s;", c_lit(e, ct, (double)cnt));
+}
+
+static void instnorm_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt);
+  int64_t C = x->dims[1], S = prod(x->dims + 2, x->rank - 2);
+  loop(e, "nc", x->dims[0] * C);
+  ep(e, "const %s c = nc %% %lld;", IT, LL(C));
+  ep(e, "const %s *xp = X0 + nc * %lld;", c_type(dt), LL(S));
+  ep(e, "%s *yp = Y0 + nc * %lld;", c_type(dt), LL(S));
+  emit_mean_var(e, dt, S, CT);
+  ep(e, "const %s a = %s / sqrt%s(var + %s);", CT, c_load(e, dt, "X1[c]"), fsuf(ct), c_lit(e, ct, attr_f(n, "epsilon", 1e-5f)));
+  ep(e, "const %s b = %s - mean * a;", CT, c_load(e, dt, "X2[c]"));
+  loop(e, "i", S);
+  ep(e, "yp[i] = %s;", c_store(e, dt, fmt(e, "%s * a + b", c_load(e, dt, "xp[i]"))));
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void groupnorm_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 3, 3);
+  Value *x = n->inputs[0];
+  require_dtype(ctx, n, 0, float_types);
+  require_same_dtype(ctx, n, 1, x->dtype);
+  require_same_dtype(ctx, n, 2, x->dtype);
+  if (x->rank < 2) fail_node(ctx, n, "input rank must be at least 2");
+  int64_t G = attr_i(n, "num_groups", 0), C = x->dims[1];
+  if (G < 1 || C % G) fail_node(ctx, n, "num_groups %lld does not divide %lld channels", LL(G), LL(C));
+  int64_t pc = n->opset >= 21 ? C : G;
+  require_numel(ctx, n, 1, pc, "scale");
+  require_numel(ctx, n, 2, pc, "bias");
+  value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
+}
+
+static void groupnorm_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt);
+  int64_t G = attr_i(n, "num_groups", 0), C = x->dims[1], S = prod(x->dims + 2, x->rank - 2), Cg = C / G;
+  bool per_channel = n->opset >= 21;
+  loop(e, "ng", x->dims[0] * G);
+  ep(e, "const %s gi = ng %% %lld;", IT, LL(G));
+  ep(e, "const %s *xp = X0 + ng * %lld;", c_type(dt), LL(Cg * S));
+  ep(e, "%s *yp = Y0 + ng * %lld;", c_type(dt), LL(Cg * S));
+  emit_mean_var(e, dt, Cg * S, CT);
+  ep(e, "const %s inv = 1 / sqrt%s(var + %s);", CT, fsuf(ct), c_lit(e, ct, attr_f(n, "epsilon", 1e-5f)));
+  loop(e, "c", Cg);
+  const char *pi = per_channel ? fmt(e, "gi * %lld + c", LL(Cg)) : "gi";
+  ep(e, "const %s a = %s * inv;", CT, c_load(e, dt, fmt(e, "X1[%s]", pi)));
+  ep(e, "const %s b = %s - mean * a;", CT, c_load(e, dt, fmt(e, "X2[%s]", pi)));
+  loop(e, "i", S);
+  ep(e, "yp[c * %lld + i] = %s;", LL(S), c_store(e, dt, fmt(e, "%s * a + b", c_load(e, dt, fmt(e, "xp[c * %lld + i]", LL(S))))));
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* Scale/bias of Layer/RMS normalization: broadcast over the normalized trailing dims (index j
+   of the row) or a single value.  Returns the index expression or fails. */
+static const char *norm_param_index(Ctx *ctx, const Node *n, const Value *p, const Value *x, int axis) {
+  int64_t cols = prod(x->dims + axis, x->rank - axis);
+  if (value_numel(p) == 1) return "0";
+  if (value_numel(p) != cols) goto bad;
+  /* p's dims, leading 1s dropped, must equal x's trailing dims */
+  {
+    int lead = 0;
+    while (lead < p->rank && p->dims[lead] == 1 && p->rank - lead > x->rank - axis) lead++;
+    int pr = p->rank - lead;
+    for (int i = 0; i < pr; i++)
+      if (p->dims[lead + i] != x->dims[x->rank - pr + i]) goto bad;
+  }
+  return "j";
+bad:
+  fail_node(ctx, n, "parameter shape %s does not match the normalized dims of %s", shape_str(&ctx->arena, p),
+            shape_str(&ctx->arena, x));
+}
+
+static void layernorm_infer(Ctx *ctx, Node *n) {
+  bool rms = !strcmp(n->op_type, "RMSNormalization");
+  require_inputs(ctx, n, 2, rms ? 2 : 3);
+  Value *x = n->inputs[0];
+  require_dtype(ctx, n, 0, float_types);
+  require_same_dtype(ctx, n, 1, x->dtype);
+  require_same_dtype(ctx, n, 2, x->dtype);
+  if (x->rank < 1) fail_node(ctx, n, "input must have rank >= 1");
+  int axis = norm_axis(ctx, n, attr_i(n, "axis", -1), x->rank);
+  norm_param_index(ctx, n, n->inputs[1], x, axis);
+  if (node_in(n, 2)) norm_param_index(ctx, n, n->inputs[2], x, axis);
+  int st = (int)attr_i(n, "stash_type", 1);
+  if (st != DT_FLOAT && st != DT_DOUBLE && st != DT_FLOAT16 && st != DT_BFLOAT16)
+    fail_node(ctx, n, "stash_type %d is not supported", st);
+  value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
+  int64_t dims[ONNXC_MAX_RANK];
+  for (int d = 0; d < x->rank; d++) dims[d] = d < axis ? x->dims[d] : 1;
+  for (int k = 1; k < n->n_outputs && k < 3; k++)
+    if (n->outputs[k]) value_set_shape(n->outputs[k], st, x->rank, dims);
+}
+
+static void layernorm_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  bool rms = !strcmp(n->op_type, "RMSNormalization");
+  Value *x = n->inputs[0];
+  int dt = x->dtype;
+  int st = (int)attr_i(n, "stash_type", 1);
+  int ct = (dt == DT_DOUBLE || st == DT_DOUBLE) ? DT_DOUBLE : DT_FLOAT;
+  const char *CT = c_type(ct);
+  int axis = norm_axis(e->ctx, n, attr_i(n, "axis", -1), x->rank);
+  int64_t rows = prod(x->dims, axis), cols = prod(x->dims + axis, x->rank - axis);
+  const char *si = norm_param_index(e->ctx, n, n->inputs[1], x, axis);
+  const char *bi = node_in(n, 2) ? norm_param_index(e->ctx, n, n->inputs[2], x, axis) : NULL;
+  const char *eps = c_lit(e, ct, attr_f(n, "epsilon", 1e-5f));
+  loop(e, "rw", rows);
+  ep(e, "const %s *xp = X0 + rw * %lld;", c_type(dt), LL(cols));
+  ep(e, "%s *yp = Y0 + rw * %lld;", c_type(dt), LL(cols));
+  if (rms) {
+    ep(e, "%s sq = 0;", CT);
+    loop(e, "j", cols);
+    ep(e, "const %s t = %s;", CT, c_load(e, dt, "xp[j]"));
+    ep(e, "sq += t * t;");
+    ep(e, "}");
+    ep(e, "const %s inv = 1 / sqrt%s(sq / %s + %s);", CT, fsuf(ct), c_lit(e, ct, (double)cols), eps);
+    loop(e, "j", cols);
+    ep(e, "yp[j] = %s;", c_store(e, dt, fmt(e, "%s * inv * %s", c_load(e, dt, "xp[j]"), c_load(e, dt, fmt(e, "X1[%s]", si)))));
+    ep(e, "}");
+  } else {
+    ep(e, "%s mean = 0, var = 0;", CT);
+    loop(e, "j", cols);
+    ep(e, "mean += %s;", c_load(e, dt, "xp[j]"));
+    ep(e, "}");
+    ep(e, "mean /= %s;", c_lit(e, ct, (double)cols));
+    loop(e, "j", cols);
+    ep(e, "const %s t = %s - mean;", CT, c_load(e, dt, "xp[j]"));
+    ep(e, "var += t * t;");
+    ep(e, "}");
+    ep(e, "const %s inv = 1 / sqrt%s(var / %s + %s);", CT, fsuf(ct), c_lit(e, ct, (double)cols), eps);
+    loop(e, "j", cols);
+    const char *v = fmt(e, "(%s - mean) * inv * %s", c_load(e, dt, "xp[j]"), c_load(e, dt, fmt(e, "X1[%s]", si)));
+    if (bi) v = fmt(e, "%s + %s", v, c_load(e, dt, fmt(e, "X2[%s]", bi)));
+    ep(e, "yp[j] = %s;", c_store(e, dt, v));
+    ep(e, "}");
+    if (n->n_outputs > 1 && n->outputs[1]) ep(e, "if (Y1) Y1[rw] = %s;", c_store(e, st, "mean"));
+    if (n->n_outputs > 2 && n->outputs[2]) ep(e, "if (Y2) Y2[rw] = %s;", c_store(e, st, "inv"));
+  }
+  ep(e, "}");
+}
+
+/* ---- LRN, LpNormalization, MeanVarianceNormalization ------------------------------------------ */
+
+static void unary_float_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, 1);
+  require_dtype(ctx, n, 0, float_types);
+  infer_same_as_input0(ctx, n);
+}
+
+static void lrn_infer(Ctx *ctx, Node *n) {
+  unary_float_infer(ctx, n);
+  if (n->inputs[0]->rank < 2) fail_node(ctx, n, "input rank must be at least 2");
+  if (attr_i(n, "size", 0) < 1) fail_node(ctx, n, "attribute size must be positive");
+}
+
+static void lrn_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt);
+  int64_t size = attr_i(n, "size", 1), C = x->dims[1], S = prod(x->dims + 2, x->rank - 2);
+  int64_t c1 = (size - 1) / 2, c2 = size / 2; /* floor((size-1)/2), ceil((size-1)/2) */
+  double alpha = attr_f(n, "alpha", 1e-4f), beta = attr_f(n, "beta", 0.75f), bias = attr_f(n, "bias", 1.0f);
+  loop(e, "nb", x->dims[0]);
+  loop(e, "c", C);
+  ep(e, "const %s c0 = c < %lld ? 0 : c - %lld;", IT, LL(c1), LL(c1));
+  ep(e, "const %s c1 = c + %lld > %lld ? %lld : c + %lld;", IT, LL(c2), LL(C - 1), LL(C - 1), LL(c2));
+  loop(e, "i", S);
+  ep(e, "%s sq = 0;", CT);
+  ep(e, "for (%s cc = c0; cc <= c1; cc++) {", IT);
+  ep(e, "const %s t = %s;", CT, c_load(e, dt, fmt(e, "X0[(nb * %lld + cc) * %lld + i]", LL(C), LL(S))));
+  ep(e, "sq += t * t;");
+  ep(e, "}");
+  ep(e, "const %s o = (nb * %lld + c) * %lld + i;", IT, LL(C), LL(S));
+  ep(e, "Y0[o] = %s;", c_store(e, dt, fmt(e, "%s / pow%s(%s + %s * sq, %s)", c_load(e, dt, "X0[o]"), fsuf(ct),
+                                          c_lit(e, ct, bias), c_lit(e, ct, alpha / (double)size), c_lit(e, ct, beta))));
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void lpnorm_infer(Ctx *ctx, Node *n) {
+  unary_float_infer(ctx, n);
+  norm_axis(ctx, n, attr_i(n, "axis", -1), n->inputs[0]->rank);
+  int64_t p = attr_i(n, "p", 2);
+  if (p != 1 && p != 2) fail_node(ctx, n, "p must be 1 or 2");
+}
+
+static void lpnorm_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt);
+  int axis = norm_axis(e->ctx, n, attr_i(n, "axis", -1), x->rank);
+  int64_t p = attr_i(n, "p", 2);
+  int64_t outer = prod(x->dims, axis), A = x->dims[axis], inner = prod(x->dims + axis + 1, x->rank - axis - 1);
+  loop(e, "ot", outer);
+  loop(e, "in", inner);
+  ep(e, "const %s base = ot * %lld + in;", IT, LL(A * inner));
+  ep(e, "%s s = 0;", CT);
+  loop(e, "a", A);
+  ep(e, "const %s t = %s;", CT, c_load(e, dt, fmt(e, "X0[base + a * %lld]", LL(inner))));
+  ep(e, "s += %s;", p == 1 ? fmt(e, "fabs%s(t)", fsuf(ct)) : "t * t");
+  ep(e, "}");
+  if (p == 2) ep(e, "s = sqrt%s(s);", fsuf(ct));
+  loop(e, "a", A);
+  ep(e, "const %s o = base + a * %lld;", IT, LL(inner));
+  ep(e, "Y0[o] = %s;", c_store(e, dt, fmt(e, "s == 0 ? 0 : %s / s", c_load(e, dt, "X0[o]"))));
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* MVN statistics live in scratch: per reduced index, the mean and then std + 1e-9. */
+static void mvn_shape(Ctx *ctx, const Node *n, Value *red) {
+  Value *x = n->inputs[0];
+  const int64_t *ax;
+  static const int64_t dflt[3] = {0, 2, 3};
+  int na = attr_ints(n, "axes", &ax);
+  if (!node_attr(n, "axes")) {
+    ax = dflt;
+    na = 3;
+  }
+  memset(red, 0, sizeof *red);
+  red->rank = x->rank;
+  for (int d = 0; d < x->rank; d++) red->dims[d] = x->dims[d];
+  for (int i = 0; i < na; i++) red->dims[norm_axis(ctx, n, ax[i], x->rank)] = 1;
+}
+
+static void mvn_infer(Ctx *ctx, Node *n) {
+  unary_float_infer(ctx, n);
+  Value red;
+  mvn_shape(ctx, n, &red);
+}
+
+static int64_t mvn_scratch(Ctx *ctx, Node *n) {
+  Value red;
+  mvn_shape(ctx, n, &red);
+  return 2 * value_numel(&red) * (int64_t)dtype_size(ct_dt(n->inputs[0]->dtype));
+}
+
+typedef struct MvnBody { int dt, step; } MvnBody;
+
+static void mvn_body(Emit *e, void *arg) {
+  MvnBody *b = arg;
+  const char *xv = c_load(e, b->dt, "X0[o]");
+  if (b->step == 0) {
+    ep(e, "s1[i0] += %s;", xv);
+    ep(e, "s2[i0] += %s * %s;", xv, xv);
+  } else {
+    ep(e, "Y0[o] = %s;", c_store(e, b->dt, fmt(e, "(%s - s1[i0]) / s2[i0]", xv)));
+  }
+}
+
+static void mvn_emit(Emit *e, Node *n) {
+  Value red;
+  mvn_shape(e->ctx, n, &red);
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype, ct = ct_dt(dt);
+  const char *CT = ct_of(dt);
+  int64_t R = value_numel(&red), cnt = value_numel(x) / (R ? R : 1);
+  ep(e, "%s *s1 = (%s *)W, *s2 = s1 + %lld;", CT, CT, LL(R));
+  ep(e, "for (%s i = 0; i < %lld; i++) s1[i] = s2[i] = 0;", IT, LL(R));
+  const Value *ins[1] = {&red};
+  MvnBody b = {dt, 0};
+  emit_broadcast_loops(e, x, ins, 1, mvn_body, &b);
+  loop(e, "i", R);
+  ep(e, "const %s m = s1[i] / %s;", CT, c_lit(e, ct, (double)cnt));
+  ep(e, "%s v = s2[i] / %s - m * m;", CT, c_lit(e, ct, (double)cnt));
+  ep(e, "if (v < 0) v = 0;");
+  ep(e, "s1[i] = m;");
+  ep(e, "s2[i] = sqrt%s(v) + %s;", fsuf(ct), c_lit(e, ct, 1e-9));
+  ep(e, "}");
+  b.step = 1;
+  emit_broadcast_loops(e, x, ins, 1, mvn_body, &b);
+}
+
+/* ---- Gemm ---------------------------------------------------------------------------------- */
+
+static const int mm_types[] = {DT_FLOAT, DT_DOUBLE, DT_FLOAT16, DT_BFLOAT16, DT_INT32, DT_INT64, DT_UINT32,
+                               DT_UINT64, 0};
+
+static void gemm_dims(Ctx *ctx, const Node *n, int64_t *M, int64_t *N, int64_t *K) {
+  Value *a = n->inputs[0], *b = n->inputs[1];
+  if (a->rank != 2 || b->rank != 2) fail_node(ctx, n, "A and B must be matrices");
+  bool ta = attr_i(n, "transA", 0), tb = attr_i(n, "transB", 0);
+  *M = ta ? a->dims[1] : a->dims[0];
+  *K = ta ? a->dims[0] : a->dims[1];
+  *N = tb ? b->dims[0] : b->dims[1];
+  int64_t kb = tb ? b->dims[1] : b->dims[0];
+  if (kb != *K) fail_node(ctx, n, "inner dimensions differ (%lld and %lld)", LL(*K), LL(kb));
+}
+
+/* C's broadcast: row and column counts (1 or M/N) */
+static void gemm_c(Ctx *ctx, const Node *n, int64_t M, int64_t N, int64_t *cm, int64_t *cn) {
+  Value *c = node_in(n, 2);
+  *cm = *cn = 1;
+  if (!c) return;
+  if (c->rank > 2) fail_node(ctx, n, "C must have rank <= 2");
+  if (c->rank == 2) *cm = c->dims[0];
+  if (c->rank >= 1) *cn = c->dims[c->rank - 1];
+  if ((*cm != 1 && *cm != M) || (*cn != 1 && *cn != N))
+    fail_node(ctx, n, "C %s does not broadcast to [%lld,%lld]", shape_str(&ctx->arena, c), LL(M), LL(N));
+}
+
+static void gemm_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 2, 3);
+  require_dtype(ctx, n, 0, mm_types);
+  int dt = n->inputs[0]->dtype;
+  require_same_dtype(ctx, n, 1, dt);
+  require_same_dtype(ctx, n, 2, dt);
+  int64_t M, N, K, cm, cn;
+  gemm_dims(ctx, n, &M, &N, &K);
+  gemm_c(ctx, n, M, N, &cm, &cn);
+  int64_t dims[2] = {M, N};
+  value_set_shape(n->outputs[0], dt, 2, dims);
+}
+
+/* Accumulator type for integer matrix products (wrap-around like numpy). */
+static const char *acc_type(int dt) {
+  if (dtype_is_float(dt)) return ct_of(dt);
+  return dtype_is_signed(dt) ? "int64_t" : "uint64_t";
+}
+
+static void gemm_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  int64_t M, N, K, cm, cn;
+  gemm_dims(e->ctx, n, &M, &N, &K);
+  gemm_c(e->ctx, n, M, N, &cm, &cn);
+  int dt = n->inputs[0]->dtype;
+  bool ta = attr_i(n, "transA", 0), tb = attr_i(n, "transB", 0);
+  double alpha = attr_f(n, "alpha", 1.0f), beta = attr_f(n, "beta", 1.0f);
+  bool has_c = node_in(n, 2) && beta != 0;
+  int ct = dtype_is_float(dt) ? ct_dt(dt) : dt;
+  const char *cidx = fmt(e, "%s%s", cm > 1 ? fmt(e, "m * %lld", LL(cn)) : "0", cn > 1 ? " + n" : "");
+  const char *aidx = ta ? fmt(e, "k * %lld + m", LL(M)) : fmt(e, "m * %lld + k", LL(K));
+  const char *bidx = tb ? fmt(e, "n * %lld + k", LL(K)) : fmt(e, "k * %lld + n", LL(N));
+  if (!is_native(dt) || (ta && tb)) {
+    const char *AT = acc_type(dt);
+    loop(e, "m", M);
+    loop(e, "n", N);
+    ep(e, "%s acc = 0;", AT);
+    loop(e, "k", K);
+    if (dtype_is_float(dt))
+      ep(e, "acc += %s * %s;", c_load(e, dt, fmt(e, "X0[%s]", aidx)), c_load(e, dt, fmt(e, "X1[%s]", bidx)));
+    else
+      ep(e, "acc += (%s)X0[%s] * (%s)X1[%s];", AT, aidx, AT, bidx);
+    ep(e, "}");
+    const char *v = "acc";
+    if (dtype_is_float(dt)) {
+      if (alpha != 1) v = fmt(e, "%s * acc", c_lit(e, ct, alpha));
+      if (has_c) v = fmt(e, "%s + %s * %s", v, c_lit(e, ct, beta), c_load(e, dt, fmt(e, "X2[%s]", cidx)));
+    } else {
+      if (alpha != 1) v = fmt(e, "(%s)%lld * acc", AT, LL((int64_t)alpha));
+      if (has_c) v = fmt(e, "%s + (%s)%lld * (%s)X2[%s]", v, AT, LL((int64_t)beta), AT, cidx);
+    }
+    ep(e, "Y0[m * %lld + n] = %s;", LL(N), c_store(e, dt, v));
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
+  const char *T = c_type(dt);
+  /* Y = beta * C (or 0), then Y += alpha * A'B' */
+  loop(e, "m", M);
+  loop(e, "n", N);
+  ep(e, "Y0[m * %lld + n] = %s;", LL(N), has_c ? (beta == 1 ? fmt(e, "X2[%s]", cidx) : fmt(e, "%s * X2[%s]", c_lit(e, dt, beta), cidx)) : "0");
+  ep(e, "}");
+  ep(e, "}");
+  const char *al = alpha == 1 ? NULL : c_lit(e, dt, alpha);
+  if (tb) {
+    emit_gemm_nt(e, T, "X0", K, "X1", K, "Y0", N, M, N, K, al);
+  } else {
+    GemmNN g = {T, "X0", "X1", "Y0", fmt(e, "%lld", LL(N)), fmt(e, "%lld", LL(N)), al, ta ? 1 : K, ta ? M : 1, N, M, K};
+    emit_gemm_nn(e, &g);
+  }
+}
+
+/* ---- MatMul -------------------------------------------------------------------------------- */
+
+typedef struct MMInfo {
+  int64_t M, N, K;
+  Value ob, ab, bb; /* batch shapes (rank/dims only) of output, A, B */
+  int orank;
+  int64_t odims[ONNXC_MAX_RANK];
+} MMInfo;
+
+static void matmul_info(Ctx *ctx, const Node *n, MMInfo *mi) {
+  Value *a = n->inputs[0], *b = n->inputs[1];
+  if (a->rank < 1 || b->rank < 1) fail_node(ctx, n, "MatMul operands must have rank >= 1");
+  memset(mi, 0, sizeof *mi);
+  mi->M = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+  mi->K = a->dims[a->rank - 1];
+  int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+  mi->N = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+  if (kb != mi->K) fail_node(ctx, n, "inner dimensions differ (%lld and %lld)", LL(mi->K), LL(kb));
+  mi->ab.rank = a->rank > 2 ? a->rank - 2 : 0;
+  mi->bb.rank = b->rank > 2 ? b->rank - 2 : 0;
+  memcpy(mi->ab.dims, a->dims, sizeof(int64_t) * (size_t)mi->ab.rank);
+  memcpy(mi->bb.dims, b->dims, sizeof(int64_t) * (size_t)mi->bb.rank);
+  if (!broadcast_shapes(mi->ab.rank, mi->ab.dims, mi->bb.rank, mi->bb.dims, &mi->ob.rank, mi->ob.dims))
+    fail_node(ctx, n, "batch dims of %s and %s do not broadcast", shape_str(&ctx->arena, a), shape_str(&ctx->arena, b));
+  mi->orank = mi->ob.rank;
+  memcpy(mi->odims, mi->ob.dims, sizeof(int64_t) * (size_t)mi->orank);
+  if (a->rank > 1) mi->odims[mi->orank++] = mi->M;
+  if (b->rank > 1) mi->odims[mi->orank++] = mi->N;
+}
+
+static void matmul_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 2, 2);
+  require_dtype(ctx, n, 0, mm_types);
+  require_same_dtype(ctx, n, 1, n->inputs[0]->dtype);
+  MMInfo mi;
+  matmul_info(ctx, n, &mi);
+  value_set_shape(n->outputs[0], n->inputs[0]->dtype, mi.orank, mi.odims);
+}
+
+typedef struct MMBody { Node *n; MMInfo *mi; } MMBody;
+
+static void matmul_body(Emit *e, void *arg) {
+  MMBody *b = arg;
+  MMInfo *mi = b->mi;
+  int dt = b->n->inputs[0]->dtype;
+  int64_t M = mi->M, N = mi->N, K = mi->K;
+  const char *A = fmt(e, "(X0 + i0 * %lld)", LL(M * K)), *B = fmt(e, "(X1 + i1 * %lld)", LL(K * N));
+  const char *C = fmt(e, "(Y0 + o * %lld)", LL(M * N));
+  if (!is_native(dt)) {
+    const char *AT = acc_type(dt);
+    loop(e, "m", M);
+    loop(e, "n", N);
+    ep(e, "%s acc = 0;", AT);
+    loop(e, "k", K);
+    if (dtype_is_float(dt))
+      ep(e, "acc += %s * %s;", c_load(e, dt, fmt(e, "%s[m * %lld + k]", A, LL(K))), c_load(e, dt, fmt(e, "%s[k * %lld + n]", B, LL(N))));
+    else
+      ep(e, "acc += (%s)%s[m * %lld + k] * (%s)%s[k * %lld + n];", AT, A, LL(K), AT, B, LL(N));
+    ep(e, "}");
+    ep(e, "%s[m * %lld + n] = %s;", C, LL(N), c_store(e, dt, "acc"));
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
+  const char *T = c_type(dt);
+  ep(e, "for (%s j = 0; j < %lld; j++) %s[j] = 0;", IT, LL(M * N), C);
+  if (N == 1) {
+    emit_gemm_nt(e, T, A, K, B, K, C, 1, M, 1, K, NULL);
+  } else {
+    GemmNN g = {T, A, B, C, fmt(e, "%lld", LL(N)), fmt(e, "%lld", LL(N)), NULL, K, 1, N, M, K};
+    emit_gemm_nn(e, &g);
+  }
+}
+
+static void matmul_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  MMInfo mi;
+  matmul_info(e->ctx, n, &mi);
+  const Value *ins[2] = {&mi.ab, &mi.bb};
+  MMBody b = {n, &mi};
+  if (value_numel(n->outputs[0]) == 0) return;
+  if (mi.K == 0) {
+    ep(e, "memset(Y0, 0, %lld);", LL(value_bytes(n->outputs[0])));
+    return;
+  }
+  emit_broadcast_loops(e, &mi.ob, ins, 2, matmul_body, &b);
+}
+
+/* ---- Dropout ------------------------------------------------------------------------------- */
+
+static void dropout_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, n->opset >= 12 ? 3 : 1);
+  Value *x = n->inputs[0];
+  require_dtype(ctx, n, 0, float_types);
+  if (node_in(n, 1) && (value_numel(n->inputs[1]) != 1 || !dtype_is_float(n->inputs[1]->dtype)))
+    fail_node(ctx, n, "ratio must be a float scalar");
+  if (node_in(n, 2) && (value_numel(n->inputs[2]) != 1 || n->inputs[2]->dtype != DT_BOOL))
+    fail_node(ctx, n, "training_mode must be a bool scalar");
+  value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
+  if (n->n_outputs > 1 && n->outputs[1])
+    value_set_shape(n->outputs[1], n->opset >= 10 ? DT_BOOL : x->dtype, x->rank, x->dims);
+}
+
+static void dropout_emit(Emit *e, Node *n) {
+  set_it(n, 0);
+  Value *x = n->inputs[0];
+  int dt = x->dtype;
+  int64_t cnt = value_numel(x);
+  bool has_mask = n->n_outputs > 1 && n->outputs[1];
+  int mdt = has_mask ? n->outputs[1]->dtype : DT_BOOL;
+  /* training flag and ratio: compile-time when known */
+  int train = 0; /* 0 no, 1 yes, 2 run time */
+  const char *ratio = c_lit(e, DT_FLOAT, 0.5);
+  if (n->opset >= 12) {
+    Value *t = node_in(n, 2), *r = node_in(n, 1);
+    if (t) train = t->data ? (const_get_i(t, 0) != 0) : 2;
+    if (r) ratio = r->data ? c_lit(e, DT_FLOAT, const_get_f(r, 0)) : fmt(e, "(float)%s", c_load(e, r->dtype, "X1[0]"));
+    if (r && r->data && const_get_f(r, 0) == 0) train = 0;
+  }
+  ep(e, "if (Y0 != X0) memmove(Y0, X0, %lld);", LL(value_bytes(x)));
+  if (has_mask) ep(e, "if (Y1) for (%s i = 0; i < %lld; i++) Y1[i] = %s;", IT, LL(cnt), c_store(e, mdt, "1"));
+  if (!train || cnt == 0) return;
+  /* numpy RandomState(seed).uniform(size=cnt) >= ratio keeps an element */
+  ep(e, "{");
+  ep(e, "const float ratio = %s;", ratio);
+  ep(e, "if (%sratio != 0) {", train == 2 ? "X2[0] && " : "");
+  ep(e, "uint32_t mt[624];");
+  ep(e, "int mi;");
+  ep(e, "const float scale = 1.0f / (1.0f - ratio);");
+  ep(e, "mt[0] = %lluU;", (unsigned long long)(uint32_t)attr_i(n, "seed", 0));
+  ep(e, "for (mi = 1; mi < 624; mi++) mt[mi] = 1812433253U * (mt[mi - 1] ^ (mt[mi - 1] >> 30)) + (uint32_t)mi;");
+  ep(e, "mi = 624;");
+  loop(e, "i", cnt);
+  ep(e, "uint32_t w[2];");
+  ep(e, "double u;");
+  ep(e, "int h;");
+  ep(e, "for (h = 0; h < 2; h++) {");
+  ep(e, "uint32_t y;");
+  ep(e, "if (mi >= 624) {");
+  ep(e, "int kk;");
+  ep(e, "for (kk = 0; kk < 624; kk++) {");
+  ep(e, "y = (mt[kk] & 0x80000000U) | (mt[(kk + 1) %% 624] & 0x7fffffffU);");
+  ep(e, "mt[kk] = mt[(kk + 397) %% 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);");
+  ep(e, "}");
+  ep(e, "mi = 0;");
+  ep(e, "}");
+  ep(e, "y = mt[mi++];");
+  ep(e, "y ^= y >> 11;");
+  ep(e, "y ^= (y << 7) & 0x9d2c5680U;");
+  ep(e, "y ^= (y << 15) & 0xefc60000U;");
+  ep(e, "y ^= y >> 18;");
+  ep(e, "w[h] = y;");
+  ep(e, "}");
+  ep(e, "u = ((double)(w[0] >> 5) * 67108864.0 + (double)(w[1] >> 6)) / 9007199254740992.0;");
+  ep(e, "if (u >= (double)ratio) {");
+  ep(e, "Y0[i] = %s;", c_store(e, dt, fmt(e, "%s * scale", c_load(e, dt, "X0[i]"))));
+  ep(e, "} else {");
+  ep(e, "Y0[i] = %s;", c_store(e, dt, "0"));
+  if (has_mask) ep(e, "if (Y1) Y1[i] = %s;", c_store(e, mdt, "0"));
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* ---- rows ---------------------------------------------------------------------------------- */
+
+#define FT "float, double, float16, bfloat16"
+#define R(name, since, until, infer, emit, scratch, types) \
+  {name, "", since, until, 0, infer, NULL, emit, scratch, types, NULL}
+
 static const OpDef nn_rows[] = {
-    {0},
+    R("Conv", 1, ONNXC_MAX_OPSET, conv_infer, conv_emit, conv_scratch, FT),
+    R("ConvTranspose", 1, ONNXC_MAX_OPSET, convt_infer, convt_emit, NULL, FT),
+    R("MaxPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT ", int8, uint8"),
+    R("AveragePool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
+    R("LpPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
+    R("GlobalAveragePool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
+    R("GlobalMaxPool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
+    R("GlobalLpPool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
+    R("MaxUnpool", 9, ONNXC_MAX_OPSET, unpool_infer, unpool_emit, NULL, FT),
+    R("BatchNormalization", 1, 8, bn_infer, bn_emit, NULL, FT " (is_test, spatial)"),
+    R("BatchNormalization", 9, 13, bn_infer, bn_emit, NULL, FT),
+    R("BatchNormalization", 14, ONNXC_MAX_OPSET, bn_infer, bn_emit, NULL, FT " (training_mode)"),
+    R("InstanceNormalization", 1, ONNXC_MAX_OPSET, instnorm_infer, instnorm_emit, NULL, FT),
+    R("LayerNormalization", 17, ONNXC_MAX_OPSET, layernorm_infer, layernorm_emit, NULL, FT),
+    R("GroupNormalization", 18, 20, groupnorm_infer, groupnorm_emit, NULL, FT " (scale per group)"),
+    R("GroupNormalization", 21, ONNXC_MAX_OPSET, groupnorm_infer, groupnorm_emit, NULL, FT " (scale per channel)"),
+    R("RMSNormalization", 23, ONNXC_MAX_OPSET, layernorm_infer, layernorm_emit, NULL, FT),
+    R("LRN", 1, ONNXC_MAX_OPSET, lrn_infer, lrn_emit, NULL, FT),
+    R("LpNormalization", 1, ONNXC_MAX_OPSET, lpnorm_infer, lpnorm_emit, NULL, FT),
+    R("MeanVarianceNormalization", 9, ONNXC_MAX_OPSET, mvn_infer, mvn_emit, mvn_scratch, FT),
+    R("Gemm", 1, ONNXC_MAX_OPSET, gemm_infer, gemm_emit, NULL, FT ", int32, int64, uint32, uint64"),
+    R("MatMul", 1, ONNXC_MAX_OPSET, matmul_infer, matmul_emit, NULL, FT ", int32, int64, uint32, uint64"),
+    R("Dropout", 1, 11, dropout_infer, dropout_emit, NULL, FT " (inference)"),
+    R("Dropout", 12, ONNXC_MAX_OPSET, dropout_infer, dropout_emit, NULL, FT " (training_mode with seed)"),
 };
 OPS_FAMILY(nn);

@@ -69,7 +69,26 @@ typedef struct RnnInfo {
   bool has_clip;
   double clip;
   bool input_forget, lbr;
+  /* constant W / R are stored transposed ([D][I][GH], [D][H][GH]) at compile time: the node's
+     inputs 1 and 2 then point at those copies (the originals are kept for a re-run) */
+  Value *orig_w, *orig_r;
+  bool pre_w, pre_r;
 } RnnInfo;
+
+/* A constant copy of w [D][GH][K] as [D][K][GH]. */
+static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K) {
+  Value *t = graph_new_value(ctx, ctx->graph, arena_printf(&ctx->arena, "%s_transposed", w->name));
+  int64_t dims[3] = {D, K, GH};
+  value_set_shape(t, w->dtype, 3, dims);
+  value_alloc_data(ctx, t);
+  size_t es = dtype_size(w->dtype);
+  for (int64_t d = 0; d < D; d++)
+    for (int64_t j = 0; j < GH; j++)
+      for (int64_t k = 0; k < K; k++)
+        memcpy((char *)t->data + (size_t)((d * K + k) * GH + j) * es,
+               (const char *)w->data + (size_t)((d * GH + j) * K + k) * es, es);
+  return t;
+}
 
 static int rnn_kind(const Node *n) {
   if (!strcmp(n->op_type, "LSTM")) return K_LSTM;
@@ -93,6 +112,9 @@ static void rnn_check_dims(Ctx *ctx, const Node *n, const Value *v, const char *
 
 static void rnn_infer(Ctx *ctx, Node *n) {
   int kind = rnn_kind(n);
+  RnnInfo *prev = n->priv;
+  if (prev && prev->pre_w) n->inputs[1] = prev->orig_w;
+  if (prev && prev->pre_r) n->inputs[2] = prev->orig_r;
   require_inputs(ctx, n, 3, kind == K_LSTM ? 8 : 6);
   Value *X = n->inputs[0], *Wt = n->inputs[1], *Rt = n->inputs[2];
   Value *Bv = node_in(n, 3), *SL = node_in(n, 4), *H0 = node_in(n, 5);
@@ -164,6 +186,16 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   }
   ri->input_forget = kind == K_LSTM && attr_i(n, "input_forget", 0) != 0;
   ri->lbr = kind == K_GRU && attr_i(n, "linear_before_reset", 0) != 0;
+  if (Wt->data) {
+    ri->orig_w = Wt;
+    ri->pre_w = true;
+    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I);
+  }
+  if (Rt->data) {
+    ri->orig_r = Rt;
+    ri->pre_r = true;
+    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H);
+  }
   n->priv = ri;
   /* outputs */
   int64_t yd[4];
@@ -179,11 +211,11 @@ static int64_t rnn_scratch(Ctx *ctx, Node *n) {
   (void)ctx;
   const RnnInfo *ri = n->priv;
   int64_t GH = ri->G * ri->H;
-  int64_t cnt = ri->I * GH + ri->H * GH + GH;     /* wt, rt, ax */
-  if (ri->kind == K_GRU) cnt += GH + ri->H;        /* ah, rh */
+  int64_t cnt = (ri->pre_w ? 0 : ri->I * GH) + (ri->pre_r ? 0 : ri->H * GH) + ri->B * GH; /* see rnn_emit */
+  if (ri->kind == K_GRU) cnt += ri->B * (GH + (ri->lbr ? 0 : ri->H));
   cnt += ri->B * ri->H * (ri->kind == K_LSTM ? 2 : 1);  /* hs, cs */
   int dt = n->inputs[0]->dtype;
-  return cnt * (dt == DT_DOUBLE ? 8 : 4);
+  return cnt * (dt == DT_DOUBLE ? 8 : 4) + 16;
 }
 
 /* C expression of activation a applied to variable x. */
@@ -206,24 +238,182 @@ static const char *act_expr(Emit *e, const Act *a, const char *x, int ct) {
   }
 }
 
+/* Emits "v = act(v);".  Float Sigmoid and Tanh, the activations real models use, are computed
+   without libm calls and without float compares (which keep GCC from if-converting under the
+   default -ftrapping-math; selects are integer masks) so that the gate loops vectorize:
+   exp(y) = 2^n * p(r), y clamped to +-87 in the integer domain, n = round(y / ln 2),
+   r = y - n ln 2 (two-part ln 2), p the degree-6 Taylor polynomial (|r| <= 0.35: relative
+   error about 1e-7); sigmoid(x) = 1 / (1 + exp(-x)), tanh(x) = 1 - 2 / (1 + exp(2x))
+   (absolute error about 1e-7); NaN stays NaN. */
+static void emit_act(Emit *e, const Act *a, const char *v, int ct) {
+  if (ct != DT_FLOAT || (a->kind != A_SIGMOID && a->kind != A_TANH)) {
+    ep(e, "%s = %s;", v, act_expr(e, a, v, ct));
+    return;
+  }
+  bool sig = a->kind == A_SIGMOID;
+  ep(e, "{");
+  ep(e, "union { float f; int32_t i; } q_ui, q_us, q_uo;");
+  if (sig) ep(e, "q_ui.f = -%s;", v);
+  else ep(e, "q_ui.f = 2.0f * %s;", v);
+  ep(e, "const int32_t q_ab = q_ui.i & 0x7fffffff, q_isn = q_ab > 0x7f800000;");
+  ep(e, "q_ui.i = q_ab > 0x42ae0000 ? (q_ui.i & INT32_MIN) | 0x42ae0000 : q_ui.i;");
+  ep(e, "const float q_y = q_ui.f;");
+  ep(e, "const int32_t q_n = (int32_t)(q_y * 1.44269504f + 126.5f) - 126;");
+  ep(e, "const float q_fn = (float)q_n;");
+  ep(e, "const float q_r = (q_y - q_fn * 0.693145752f) - q_fn * 1.42860677e-6f;");
+  ep(e, "const float q_p = 1.0f + q_r * (1.0f + q_r * (0.5f + q_r * (0.166666667f + q_r * (0.0416666667f + q_r * (0.00833333333f + q_r * 0.00138888889f)))));");
+  ep(e, "q_us.i = (q_n + 127) * 8388608;");
+  if (sig) ep(e, "q_uo.f = 1.0f / (1.0f + q_p * q_us.f);");
+  else ep(e, "q_uo.f = 1.0f - 2.0f / (1.0f + q_p * q_us.f);");
+  ep(e, "q_uo.i |= -q_isn & 0x7fc00000;");
+  ep(e, "%s = q_uo.f;", v);
+  ep(e, "}");
+}
+
 /* Emits "v = f(clip(v));" for a gate pre-activation held in variable v. */
 static void emit_gate(Emit *e, const RnnInfo *ri, const Act *a, const char *v, int ct) {
   if (ri->has_clip) {
     const char *c = c_lit(e, ct, ri->clip);
     ep(e, "%s = %s < -%s ? -%s : (%s > %s ? %s : %s);", v, v, c, c, v, c, c, v);
   }
-  ep(e, "%s = %s;", v, act_expr(e, a, v, ct));
+  emit_act(e, a, v, ct);
 }
 
-/* acc[j] += v[k] * wt[k * GH + off + j] for k < K, j < J. */
-static void emit_gemv(Emit *e, const char *it, const char *ctn, const char *acc, const char *vexpr,
-                      int64_t K, const char *wt, int64_t GH, int64_t off, int64_t J) {
-  ep(e, "for (%s k = 0; k < %lld; k++) {", it, (long long)K);
-  ep(e, "const %s v = %s;", ctn, vexpr);
-  if (off) ep(e, "const %s *w = %s + k * %lld + %lld;", ctn, wt, (long long)GH, (long long)off);
-  else ep(e, "const %s *w = %s + k * %lld;", ctn, wt, (long long)GH);
-  ep(e, "for (%s j = 0; j < %lld; j++) %s[j] += v * w[j];", it, (long long)J, acc);
+/* What the emitted per-step row loops need to know. */
+typedef struct StepCtx {
+  const RnnInfo *ri;
+  int d, dt;
+  const char *it, *T, *C;
+  bool hasSL;
+} StepCtx;
+
+/* Opens the loop over batch rows: rows whose sequence has ended are skipped; t is the time index
+   this step reads and writes, x the input row (each only when asked for). */
+static void emit_rows_open(Emit *e, const StepCtx *sc, bool need_t, bool need_x) {
+  const RnnInfo *ri = sc->ri;
+  const char *it = sc->it;
+  ep(e, "for (%s b = 0; b < %lld; b++) {", it, (long long)ri->B);
+  const char *len = fmt(e, "%lld", (long long)ri->S);
+  if (sc->hasSL) {
+    ep(e, "%s len = (%s)X4[b];", it, it);
+    ep(e, "if (len > %lld) len = %lld;", (long long)ri->S, (long long)ri->S);
+    ep(e, "if (s >= len) continue;");
+    len = "len";
+  }
+  if (!need_t && !need_x) return;
+  if (ri->rev[sc->d]) ep(e, "const %s t = %s - 1 - s;", it, len);
+  else ep(e, "const %s t = s;", it);
+  if (!need_x) return;
+  if (ri->layout == 0) ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", sc->T, (long long)ri->B, (long long)ri->I);
+  else ep(e, "const %s *x = X0 + (b * %lld + t) * %lld;", sc->T, (long long)ri->S, (long long)ri->I);
+}
+
+/* One GEMV term: sum_k v[k] * mat[k * GH + off + j], v the row of batch entry b of `base`
+   ([B][K], compute type) or, when base is NULL, the input row x at this step's time index. */
+typedef struct GemvTerm { const char *base; int64_t K; const char *mat; int mdt; } GemvTerm;
+
+/* A block of nr batch rows (b0 ..) and w columns (j0 ..). */
+static void emit_gemv_block(Emit *e, const StepCtx *sc, const char *dst, int64_t b1, int64_t b2,
+                            const GemvTerm *t, int nt, int64_t GH, int64_t off, int64_t w, int nr) {
+  const RnnInfo *ri = sc->ri;
+  int dt = sc->dt;
+  const char *C = sc->C, *it = sc->it;
+  for (int r = 0; r < nr; r++) {
+    ep(e, "const %s b%d = b0 + %d;", it, r, r);
+    for (int i = 0; i < nt; i++) {
+      if (t[i].base) {
+        ep(e, "const %s *%s%d = %s + b%d * %lld;", C, t[i].base, r, t[i].base, r, (long long)t[i].K);
+        continue;
+      }
+      /* the input row; finished rows (sequence_lens) read row 0 and their result is unused */
+      const char *len = fmt(e, "%lld", (long long)ri->S);
+      if (sc->hasSL) {
+        ep(e, "const %s len%d = X4[b%d] < %lld ? (%s)X4[b%d] : %lld;", it, r, r, (long long)ri->S, it, r, (long long)ri->S);
+        len = fmt(e, "len%d", r);
+      }
+      const char *tv = ri->rev[sc->d] ? fmt(e, "%s - 1 - s", len) : "s";
+      if (sc->hasSL) ep(e, "const %s t%d = s < %s ? %s : 0;", it, r, len, tv);
+      else ep(e, "const %s t%d = %s;", it, r, tv);
+      if (ri->layout == 0)
+        ep(e, "const %s *x%d = X0 + (t%d * %lld + b%d) * %lld;", sc->T, r, r, (long long)ri->B, r, (long long)ri->I);
+      else
+        ep(e, "const %s *x%d = X0 + (b%d * %lld + t%d) * %lld;", sc->T, r, r, (long long)ri->S, r, (long long)ri->I);
+    }
+  }
+  const char *init = c_lit(e, dt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT, 0);
+  if (b1 >= 0) init = c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)b1));
+  if (b2 >= 0) init = fmt(e, "%s + %s", init, c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)b2)));
+  ep(e, "%s acc[%d][%lld];", C, nr, (long long)w);
+  ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
+  for (int r = 0; r < nr; r++) ep(e, "acc[%d][jj] = %s;", r, init);
   ep(e, "}");
+  /* ku weight rows per pass (fewer with more batch rows, to stay within the registers) */
+  int ku = nr >= 3 ? 2 : 4;
+  for (int i = 0; i < nt; i++) {
+    const char *vb = t[i].base ? t[i].base : "x";
+    int64_t K = t[i].K, Kf = K / ku * ku;
+    for (int pass = 0; pass < 2; pass++) {
+      int u = pass ? 1 : ku;
+      if (pass ? K == Kf : Kf == 0) continue;
+      if (pass) ep(e, "for (%s k = %lld; k < %lld; k++) {", it, (long long)Kf, (long long)K);
+      else ep(e, "for (%s k = 0; k < %lld; k += %d) {", it, (long long)Kf, ku);
+      for (int r = 0; r < nr; r++)
+        for (int q = 0; q < u; q++) {
+          const char *el = fmt(e, "%s%d[k + %d]", vb, r, q);
+          ep(e, "const %s v%d_%d = %s;", C, r, q, t[i].base ? el : c_load(e, dt, el));
+        }
+      ep(e, "const %s *w0 = %s + k * %lld + %lld + j0;", c_type(t[i].mdt), t[i].mat, (long long)GH, (long long)off);
+      ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
+      for (int q = 0; q < u; q++)
+        ep(e, "const %s a%d = %s;", C, q, c_load(e, t[i].mdt, fmt(e, "w0[%lld + jj]", (long long)(q * GH))));
+      for (int r = 0; r < nr; r++) {
+        Buf sum = {0};
+        for (int q = 0; q < u; q++) buf_printf(&sum, "%sv%d_%d * a%d", q ? " + " : "", r, q, q);
+        ep(e, "acc[%d][jj] += %s;", r, sum.p);
+        buf_free(&sum);
+      }
+      ep(e, "}");
+      ep(e, "}");
+    }
+  }
+  ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
+  for (int r = 0; r < nr; r++) ep(e, "%s[b%d * %lld + j0 + jj] = acc[%d][jj];", dst, r, (long long)GH, r);
+  ep(e, "}");
+}
+
+/* dst[b][j] = X3[b1 + j] + X3[b2 + j] (each when >= 0) + the terms, for j < J and every batch
+   row b (dst rows are GH apart).  Output columns go in blocks of 32 held in a local accumulator
+   (it cannot alias, so the loops vectorize) for up to 4 batch rows at once, so that each
+   weight load feeds every row while the weight rows stream by contiguously. */
+static void emit_gemv(Emit *e, const StepCtx *sc, const char *dst, int64_t b1, int64_t b2, const GemvTerm *t,
+                      int nt, int64_t GH, int64_t off, int64_t J) {
+  int64_t CH = sc->dt == DT_DOUBLE ? 16 : 32, B = sc->ri->B;
+  if (J < CH) CH = J;
+  int64_t full = J / CH * CH;
+  int RB = B < 4 ? (int)B : 4;
+  int64_t bfull = B / RB * RB;
+  for (int cb = 0; cb < 2; cb++) {
+    int64_t wd = cb ? J - full : CH;
+    if (cb ? J == full : full == 0) continue;
+    if (cb) {
+      ep(e, "{");
+      ep(e, "const %s j0 = %lld;", sc->it, (long long)full);
+    } else {
+      ep(e, "for (%s j0 = 0; j0 < %lld; j0 += %lld) {", sc->it, (long long)full, (long long)CH);
+    }
+    for (int rb = 0; rb < 2; rb++) {
+      if (rb ? B == bfull : bfull == 0) continue;
+      if (rb) {
+        ep(e, "{");
+        ep(e, "const %s b0 = %lld;", sc->it, (long long)bfull);
+      } else {
+        ep(e, "for (%s b0 = 0; b0 < %lld; b0 += %d) {", sc->it, (long long)bfull, RB);
+      }
+      emit_gemv_block(e, sc, dst, b1, b2, t, nt, GH, off, wd, rb ? (int)(B - bfull) : RB);
+      ep(e, "}");
+    }
+    ep(e, "}");
+  }
 }
 
 static void rnn_emit(Emit *e, Node *n) {
@@ -234,25 +424,25 @@ static void rnn_emit(Emit *e, Node *n) {
   int64_t S = ri->S, B = ri->B, I = ri->I, H = ri->H, D = ri->D, G = ri->G, GH = G * H;
   bool hasB = node_in(n, 3), hasSL = node_in(n, 4), hasH0 = node_in(n, 5);
   bool hasC0 = ri->kind == K_LSTM && node_in(n, 6), hasP = ri->kind == K_LSTM && node_in(n, 7);
+  bool hasY = node_out(n, 0) != NULL;
   int64_t big = S * B * (I > H ? I : H) * D;
   if (D * GH * (I > H ? I : H) > big) big = D * GH * (I > H ? I : H);
+  if (B * GH > big) big = B * GH;
   const char *it = big < 2000000000LL ? "int" : "long long";
   const char *zero = c_lit(e, ct, 0), *one = c_lit(e, ct, 1);
 
-  ep(e, "%s *wt = (%s *)(void *)W;", C, C);
-  ep(e, "%s *rt = wt + %lld;", C, (long long)(I * GH));
-  ep(e, "%s *ax = rt + %lld;", C, (long long)(H * GH));
-  const char *last = "ax";
-  int64_t last_n = GH;
-  if (ri->kind == K_GRU) {
-    ep(e, "%s *ah = ax + %lld;", C, (long long)GH);
-    ep(e, "%s *rh = ah + %lld;", C, (long long)GH);
-    last = "rh";
-    last_n = H;
+  /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), ax [B][GH],
+     GRU: ah [B][GH], rh [B][H] (not with linear_before_reset); hs [B][H], LSTM: cs [B][H] */
+  int64_t es = ct == DT_DOUBLE ? 8 : 4, off = 0;
+  const char *bufs[7] = {"wt", "rt", "ax", "ah", "rh", "hs", "cs"};
+  int64_t lens[7] = {ri->pre_w ? 0 : I * GH, ri->pre_r ? 0 : H * GH, B * GH, ri->kind == K_GRU ? B * GH : 0,
+                     ri->kind == K_GRU && !ri->lbr ? B * H : 0, B * H, ri->kind == K_LSTM ? B * H : 0};
+  for (int k = 0; k < 7; k++) {
+    if (!lens[k]) continue;
+    ep(e, "%s *restrict %s = (%s *)(void *)(W + %lld);", C, bufs[k], C, (long long)off);
+    off += lens[k] * es;
   }
-  ep(e, "%s *hs = %s + %lld;", C, last, (long long)last_n);
-  if (ri->kind == K_LSTM) ep(e, "%s *cs = hs + %lld;", C, (long long)(B * H));
-  if (hasSL) {
+  if (hasSL && hasY) {
     /* rows past a batch entry's length stay zero */
     ep(e, "if (Y0) {");
     ep(e, "for (%s i = 0; i < %lld; i++) Y0[i] = 0;", it, (long long)(S * D * B * H));
@@ -260,13 +450,24 @@ static void rnn_emit(Emit *e, Node *n) {
   }
   for (int d = 0; d < D; d++) {
     const Act *acts = ri->act[d];
+    StepCtx sc = {ri, d, dt, it, T, C, hasSL};
     ep(e, "/* direction %d (%s) */", d, ri->rev[d] ? "reverse" : "forward");
-    ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)GH);
-    ep(e, "for (%s k = 0; k < %lld; k++) wt[k * %lld + j] = %s;", it, (long long)I, (long long)GH,
-       c_load(e, dt, fmt(e, "X1[%lld + j * %lld + k]", (long long)(d * GH * I), (long long)I)));
-    ep(e, "for (%s k = 0; k < %lld; k++) rt[k * %lld + j] = %s;", it, (long long)H, (long long)GH,
-       c_load(e, dt, fmt(e, "X2[%lld + j * %lld + k]", (long long)(d * GH * H), (long long)H)));
-    ep(e, "}");
+    /* run-time weights: transposed into scratch, in tiles so that reads and writes both stay
+       within a few cache lines */
+    for (int m = 0; m < 2; m++) {
+      if (m == 0 ? ri->pre_w : ri->pre_r) continue;
+      int64_t K = m == 0 ? I : H;
+      ep(e, "for (%s j0 = 0; j0 < %lld; j0 += 16) {", it, (long long)GH);
+      ep(e, "for (%s k0 = 0; k0 < %lld; k0 += 16) {", it, (long long)K);
+      ep(e, "const %s je = j0 + 16 < %lld ? j0 + 16 : %lld, ke = k0 + 16 < %lld ? k0 + 16 : %lld;", it, (long long)GH,
+         (long long)GH, (long long)K, (long long)K);
+      ep(e, "for (%s j = j0; j < je; j++) {", it);
+      ep(e, "for (%s k = k0; k < ke; k++) %s[k * %lld + j] = %s;", it, m ? "rt" : "wt", (long long)GH,
+         c_load(e, dt, fmt(e, "X%d[%lld + j * %lld + k]", m + 1, (long long)(d * GH * K), (long long)K)));
+      ep(e, "}");
+      ep(e, "}");
+      ep(e, "}");
+    }
     /* initial state: layout 0 [D][B][H], layout 1 [B][D][H] */
     const char *hoff = ri->layout ? fmt(e, "(b * %lld + %d) * %lld", (long long)D, d, (long long)H)
                                   : fmt(e, "(%lld + b) * %lld", (long long)(d * B), (long long)H);
@@ -278,112 +479,98 @@ static void rnn_emit(Emit *e, Node *n) {
     ep(e, "}");
     ep(e, "}");
     ep(e, "for (%s s = 0; s < %lld; s++) {", it, (long long)S);
-    ep(e, "for (%s b = 0; b < %lld; b++) {", it, (long long)B);
-    const char *len = fmt(e, "%lld", (long long)S);
-    if (hasSL) {
-      ep(e, "%s len = (%s)X4[b];", it, it);
-      ep(e, "if (len > %lld) len = %lld;", (long long)S, (long long)S);
-      ep(e, "if (s >= len) continue;");
-      len = "len";
+    /* gate pre-activations: ax = x W^T (+ Wb) (+ h R^T + Rb except GRU); GRU: ah = h R^T (+ Rb) */
+    long long boff = (long long)(d * 2 * GH);
+    const char *wm = ri->pre_w ? fmt(e, "(X1 + %lld)", (long long)(d * I * GH)) : "wt";
+    const char *rm = ri->pre_r ? fmt(e, "(X2 + %lld)", (long long)(d * H * GH)) : "rt";
+    GemvTerm tx = {NULL, I, wm, ri->pre_w ? dt : ct};
+    GemvTerm th = {"hs", H, rm, ri->pre_r ? dt : ct};
+    if (ri->kind != K_GRU) {
+      GemvTerm both[2] = {tx, th};
+      emit_gemv(e, &sc, "ax", hasB ? boff : -1, hasB ? boff + GH : -1, both, 2, GH, 0, GH);
+    } else {
+      emit_gemv(e, &sc, "ax", hasB ? boff : -1, -1, &tx, 1, GH, 0, GH);
+      emit_gemv(e, &sc, "ah", hasB ? boff + GH : -1, -1, &th, 1, GH, 0, ri->lbr ? GH : 2 * H);
     }
-    if (ri->rev[d]) ep(e, "const %s t = %s - 1 - s;", it, len);
-    else ep(e, "const %s t = s;", it);
-    if (ri->layout == 0) ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", T, (long long)B, (long long)I);
-    else ep(e, "const %s *x = X0 + (b * %lld + t) * %lld;", T, (long long)S, (long long)I);
+    if (ri->kind == K_GRU && !ri->lbr) {
+      /* h~ = g(x Wh + (r . h) Rh + Wbh + Rbh): r first, then the (r . h) Rh GEMV */
+      emit_rows_open(e, &sc, false, false);
+      ep(e, "const %s *pa = ax + b * %lld, *pg = ah + b * %lld, *h = hs + b * %lld;", C, (long long)GH, (long long)GH,
+         (long long)H);
+      ep(e, "%s *pr = rh + b * %lld;", C, (long long)H);
+      ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
+      ep(e, "%s r = pa[%lld + j] + pg[%lld + j];", C, (long long)H, (long long)H);
+      emit_gate(e, ri, &acts[0], "r", ct);
+      ep(e, "pr[j] = r * h[j];");
+      ep(e, "}");
+      ep(e, "}");
+      GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct};
+      emit_gemv(e, &sc, fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, &tr, 1, GH,
+                2 * H, H);
+    }
+    /* gates, state update, Y */
+    emit_rows_open(e, &sc, hasY, false);
+    ep(e, "const %s *pa = ax + b * %lld;", C, (long long)GH);
+    if (ri->kind == K_GRU) ep(e, "const %s *pg = ah + b * %lld;", C, (long long)GH);
     ep(e, "%s *h = hs + b * %lld;", C, (long long)H);
     if (ri->kind == K_LSTM) ep(e, "%s *c = cs + b * %lld;", C, (long long)H);
-    /* input projection (+ bias) */
-    long long boff = (long long)(d * 2 * GH);
-    if (hasB && ri->kind != K_GRU)
-      ep(e, "for (%s j = 0; j < %lld; j++) ax[j] = %s + %s;", it, (long long)GH,
-         c_load(e, dt, fmt(e, "X3[%lld + j]", boff)), c_load(e, dt, fmt(e, "X3[%lld + j]", boff + GH)));
-    else if (hasB)
-      ep(e, "for (%s j = 0; j < %lld; j++) ax[j] = %s;", it, (long long)GH, c_load(e, dt, fmt(e, "X3[%lld + j]", boff)));
-    else
-      ep(e, "for (%s j = 0; j < %lld; j++) ax[j] = %s;", it, (long long)GH, zero);
-    emit_gemv(e, it, C, "ax", c_load(e, dt, "x[k]"), I, "wt", GH, 0, GH);
-    if (ri->kind != K_GRU) {
-      emit_gemv(e, it, C, "ax", "h[k]", H, "rt", GH, 0, GH);
-    } else {
-      int64_t nc = ri->lbr ? GH : 2 * H;
-      if (hasB)
-        ep(e, "for (%s j = 0; j < %lld; j++) ah[j] = %s;", it, (long long)nc, c_load(e, dt, fmt(e, "X3[%lld + j]", boff + GH)));
-      else
-        ep(e, "for (%s j = 0; j < %lld; j++) ah[j] = %s;", it, (long long)nc, zero);
-      emit_gemv(e, it, C, "ah", "h[k]", H, "rt", GH, 0, nc);
-    }
-    /* gates */
     if (ri->kind == K_RNN) {
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
-      ep(e, "%s g = ax[j];", C);
+      ep(e, "%s g = pa[j];", C);
       emit_gate(e, ri, &acts[0], "g", ct);
       ep(e, "h[j] = g;");
       ep(e, "}");
     } else if (ri->kind == K_GRU) {
-      if (!ri->lbr) {
-        /* h~ = g(x Wh + (r . h) Rh + Wbh + Rbh) */
-        ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
-        ep(e, "%s r = ax[%lld + j] + ah[%lld + j];", C, (long long)H, (long long)H);
-        emit_gate(e, ri, &acts[0], "r", ct);
-        ep(e, "rh[j] = r * h[j];");
-        ep(e, "}");
-        if (hasB)
-          ep(e, "for (%s j = 0; j < %lld; j++) ah[%lld + j] = %s;", it, (long long)H, (long long)(2 * H),
-             c_load(e, dt, fmt(e, "X3[%lld + j]", boff + GH + 2 * H)));
-        else
-          ep(e, "for (%s j = 0; j < %lld; j++) ah[%lld + j] = %s;", it, (long long)H, (long long)(2 * H), zero);
-        emit_gemv(e, it, C, fmt(e, "(ah + %lld)", (long long)(2 * H)), "rh[k]", H, "rt", GH, 2 * H, H);
-        ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
-        ep(e, "%s z = ax[j] + ah[j];", C);
-        emit_gate(e, ri, &acts[0], "z", ct);
-        ep(e, "%s hh = ax[%lld + j] + ah[%lld + j];", C, (long long)(2 * H), (long long)(2 * H));
-        emit_gate(e, ri, &acts[1], "hh", ct);
-        ep(e, "h[j] = (%s - z) * hh + z * h[j];", one);
-        ep(e, "}");
-      } else {
+      ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
+      ep(e, "%s z = pa[j] + pg[j];", C);
+      emit_gate(e, ri, &acts[0], "z", ct);
+      if (ri->lbr) {
         /* h~ = g(x Wh + Wbh + r . (h Rh + Rbh)) */
-        ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
-        ep(e, "%s z = ax[j] + ah[j];", C);
-        emit_gate(e, ri, &acts[0], "z", ct);
-        ep(e, "%s r = ax[%lld + j] + ah[%lld + j];", C, (long long)H, (long long)H);
+        ep(e, "%s r = pa[%lld + j] + pg[%lld + j];", C, (long long)H, (long long)H);
         emit_gate(e, ri, &acts[0], "r", ct);
-        ep(e, "%s hh = ax[%lld + j] + r * ah[%lld + j];", C, (long long)(2 * H), (long long)(2 * H));
-        emit_gate(e, ri, &acts[1], "hh", ct);
-        ep(e, "h[j] = (%s - z) * hh + z * h[j];", one);
-        ep(e, "}");
+        ep(e, "%s hh = pa[%lld + j] + r * pg[%lld + j];", C, (long long)(2 * H), (long long)(2 * H));
+      } else {
+        ep(e, "%s hh = pa[%lld + j] + pg[%lld + j];", C, (long long)(2 * H), (long long)(2 * H));
       }
+      emit_gate(e, ri, &acts[1], "hh", ct);
+      ep(e, "h[j] = (%s - z) * hh + z * h[j];", one);
+      ep(e, "}");
     } else {
-      /* LSTM gates in ax: i, o, f, c; peepholes P: i, o, f */
+      /* LSTM gates: i, o, f, c; peepholes P: i, o, f */
       long long poff = (long long)(d * 3 * H);
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
-      if (hasP) ep(e, "%s gi = ax[j] + %s * c[j];", C, c_load(e, dt, fmt(e, "X7[%lld + j]", poff)));
-      else ep(e, "%s gi = ax[j];", C);
+      if (hasP) ep(e, "%s gi = pa[j] + %s * c[j];", C, c_load(e, dt, fmt(e, "X7[%lld + j]", poff)));
+      else ep(e, "%s gi = pa[j];", C);
       emit_gate(e, ri, &acts[0], "gi", ct);
       if (ri->input_forget) {
         ep(e, "%s gf = %s - gi;", C, one);
       } else {
-        if (hasP) ep(e, "%s gf = ax[%lld + j] + %s * c[j];", C, (long long)(2 * H), c_load(e, dt, fmt(e, "X7[%lld + j]", poff + 2 * H)));
-        else ep(e, "%s gf = ax[%lld + j];", C, (long long)(2 * H));
+        if (hasP) ep(e, "%s gf = pa[%lld + j] + %s * c[j];", C, (long long)(2 * H), c_load(e, dt, fmt(e, "X7[%lld + j]", poff + 2 * H)));
+        else ep(e, "%s gf = pa[%lld + j];", C, (long long)(2 * H));
         emit_gate(e, ri, &acts[0], "gf", ct);
       }
-      ep(e, "%s gc = ax[%lld + j];", C, (long long)(3 * H));
+      ep(e, "%s gc = pa[%lld + j];", C, (long long)(3 * H));
       emit_gate(e, ri, &acts[1], "gc", ct);
       ep(e, "const %s cn = gf * c[j] + gi * gc;", C);
       ep(e, "c[j] = cn;");
-      if (hasP) ep(e, "%s go = ax[%lld + j] + %s * cn;", C, (long long)H, c_load(e, dt, fmt(e, "X7[%lld + j]", poff + H)));
-      else ep(e, "%s go = ax[%lld + j];", C, (long long)H);
+      if (hasP) ep(e, "%s go = pa[%lld + j] + %s * cn;", C, (long long)H, c_load(e, dt, fmt(e, "X7[%lld + j]", poff + H)));
+      else ep(e, "%s go = pa[%lld + j];", C, (long long)H);
       emit_gate(e, ri, &acts[0], "go", ct);
-      ep(e, "h[j] = go * %s;", act_expr(e, &acts[2], "cn", ct));
+      ep(e, "%s hc = cn;", C);
+      emit_act(e, &acts[2], "hc", ct);
+      ep(e, "h[j] = go * hc;");
       ep(e, "}");
     }
     /* Y: layout 0 [S][D][B][H], layout 1 [B][S][D][H] */
-    ep(e, "if (Y0) {");
-    if (ri->layout == 0)
-      ep(e, "%s *y = Y0 + ((t * %lld + %d) * %lld + b) * %lld;", T, (long long)D, d, (long long)B, (long long)H);
-    else
-      ep(e, "%s *y = Y0 + ((b * %lld + t) * %lld + %d) * %lld;", T, (long long)S, (long long)D, d, (long long)H);
-    ep(e, "for (%s j = 0; j < %lld; j++) y[j] = %s;", it, (long long)H, c_store(e, dt, "h[j]"));
-    ep(e, "}");
+    if (hasY) {
+      ep(e, "if (Y0) {");
+      if (ri->layout == 0)
+        ep(e, "%s *y = Y0 + ((t * %lld + %d) * %lld + b) * %lld;", T, (long long)D, d, (long long)B, (long long)H);
+      else
+        ep(e, "%s *y = Y0 + ((b * %lld + t) * %lld + %d) * %lld;", T, (long long)S, (long long)D, d, (long long)H);
+      ep(e, "for (%s j = 0; j < %lld; j++) y[j] = %s;", it, (long long)H, c_store(e, dt, "h[j]"));
+      ep(e, "}");
+    }
     ep(e, "}");
     ep(e, "}");
     /* final states */
@@ -391,10 +578,589 @@ static void rnn_emit(Emit *e, Node *n) {
       if (!node_out(n, k)) continue;
       ep(e, "if (Y%d) {", k);
       ep(e, "for (%s b = 0; b < %lld; b++) {", it, (long long)B);
-      ep(e, "for (%s j = 0; j < %lld; j++) Y%d[%s + j] = %s;", it, (long long)H, k, hoff,
-         c_store(e, dt, fmt(e, "%s[b * %lld + j]", k == 1 ? "hs" : "cs", (long long)H)));
+      const char *val = c_store(e, dt, fmt(e, "%s[b * %lld + j]", k == 1 ? "hs" : "cs", (long long)H));
+      /* an empty sequence gives zero states, as onnxruntime does */
+      if (hasSL) val = fmt(e, "X4[b] > 0 ? %s : 0", val);
+      ep(e, "for (%s j = 0; j < %lld; j++) Y%d[%s + j] = %s;", it, (long long)H, k, hoff, val);
       ep(e, "}");
       ep(e, "}");
     }
   }
 }
+
+/* ======================================================================================= */
+/* Data-dependent shapes                                                                   */
+/* ======================================================================================= */
+
+static const char *index_type(int64_t n) { return n < 2000000000LL ? "int" : "long long"; }
+
+static bool const_nonzero(const Value *v, int64_t i) {
+  if (dtype_is_float(v->dtype)) return const_get_f(v, i) != 0;
+  return const_get_i(v, i) != 0;
+}
+
+/* C condition "element expr is not zero" for storage type dt. */
+static const char *nz_expr(Emit *e, int dt, const char *x) {
+  if (dt == DT_FLOAT16 || dt == DT_BFLOAT16) return fmt(e, "((%s & 0x7fff) != 0)", x);
+  return fmt(e, "(%s != 0)", x);
+}
+
+static void require_plain_type(Ctx *ctx, const Node *n, const Value *v) {
+  if (v->dtype == DT_STRING || !c_type(v->dtype) || !dtype_size(v->dtype))
+    fail_node(ctx, n, "element type %s is not supported", dtype_name(v->dtype));
+}
+
+/* ---- NonZero --------------------------------------------------------------------------- */
+
+static void nonzero_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, 1);
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  require_plain_type(ctx, n, x);
+  int64_t cnt = value_numel(x);
+  if (x->data) {
+    cnt = 0;
+    for (int64_t i = 0; i < value_numel(x); i++) cnt += const_nonzero(x, i);
+  }
+  /* a scalar gives [0, count], as the ONNX reference does */
+  int64_t dims[2] = {x->rank, cnt};
+  if (!y) return;
+  value_set_shape(y, DT_INT64, 2, dims);
+  y->dynamic = !x->data;
+}
+
+static void nonzero_fold(Ctx *ctx, Node *n) {
+  (void)ctx;
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  int64_t cnt = y->dims[1], p = 0;
+  for (int64_t i = 0; i < value_numel(x); i++) {
+    if (!const_nonzero(x, i)) continue;
+    int64_t rest = i;
+    for (int d = x->rank - 1; d >= 0; d--) {
+      const_set_i(y, d * cnt + p, rest % x->dims[d]);
+      rest /= x->dims[d];
+    }
+    p++;
+  }
+}
+
+static void nonzero_emit(Emit *e, Node *n) {
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  int64_t N = value_numel(x);
+  int R = x->rank;
+  const char *it = index_type(N);
+  ep(e, "long long cnt = 0;");
+  ep(e, "for (%s i = 0; i < %lld; i++) cnt += %s;", it, (long long)N, nz_expr(e, x->dtype, "X0[i]"));
+  ep(e, "(void)cnt;");
+  if (y->dynamic) {
+    ep(e, "D0[0] = %d;", R);
+    ep(e, "D0[1] = cnt;");
+  }
+  if (R == 0 || N == 0) return;
+  ep(e, "if (Y0) {");
+  ep(e, "static const long long dm[%d] = {", R);
+  for (int d = 0; d < R; d++) ep(e, "  %lld,", (long long)x->dims[d]);
+  ep(e, "};");
+  ep(e, "long long c[%d] = {0};", R);
+  ep(e, "long long p = 0;");
+  ep(e, "for (%s i = 0; i < %lld; i++) {", it, (long long)N);
+  ep(e, "if %s {", nz_expr(e, x->dtype, "X0[i]"));
+  ep(e, "for (int d = 0; d < %d; d++) Y0[d * cnt + p] = c[d];", R);
+  ep(e, "p++;");
+  ep(e, "}");
+  ep(e, "for (int d = %d; d >= 0; d--) {", R - 1);
+  ep(e, "if (++c[d] < dm[d]) break;");
+  ep(e, "c[d] = 0;");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* ---- Compress -------------------------------------------------------------------------- */
+
+typedef struct CompressInfo {
+  bool has_axis;
+  int axis;
+  int64_t O, A, Q, L;  /* outer, axis length, inner, usable condition length */
+} CompressInfo;
+
+static void compress_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 2, 2);
+  Value *x = n->inputs[0], *cond = n->inputs[1], *y = n->outputs[0];
+  require_plain_type(ctx, n, x);
+  if (cond->dtype != DT_BOOL) fail_node(ctx, n, "condition must be bool");
+  if (cond->rank != 1) fail_node(ctx, n, "condition must have rank 1");
+  CompressInfo *ci = arena_alloc(&ctx->arena, sizeof *ci);
+  ci->has_axis = node_attr(n, "axis") != NULL;
+  ci->O = 1;
+  ci->Q = 1;
+  if (ci->has_axis) {
+    if (x->rank == 0) fail_node(ctx, n, "axis given for a scalar input");
+    ci->axis = norm_axis(ctx, n, attr_i(n, "axis", 0), x->rank);
+    for (int d = 0; d < ci->axis; d++) ci->O *= x->dims[d];
+    for (int d = ci->axis + 1; d < x->rank; d++) ci->Q *= x->dims[d];
+    ci->A = x->dims[ci->axis];
+  } else {
+    ci->A = value_numel(x);
+  }
+  ci->L = cond->dims[0] < ci->A ? cond->dims[0] : ci->A;
+  n->priv = ci;
+  int64_t cnt = ci->L;
+  if (cond->data) {
+    cnt = 0;
+    for (int64_t i = 0; i < ci->L; i++) cnt += const_get_i(cond, i) != 0;
+  }
+  int64_t dims[ONNXC_MAX_RANK];
+  int r = 1;
+  if (ci->has_axis) {
+    r = x->rank;
+    memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
+    dims[ci->axis] = cnt;
+  } else {
+    dims[0] = cnt;
+  }
+  value_set_shape(y, x->dtype, r, dims);
+  y->dynamic = !cond->data;
+}
+
+static void compress_fold(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const CompressInfo *ci = n->priv;
+  Value *x = n->inputs[0], *cond = n->inputs[1], *y = n->outputs[0];
+  size_t es = dtype_size(x->dtype);
+  char *dst = y->data;
+  for (int64_t o = 0; o < ci->O; o++)
+    for (int64_t a = 0; a < ci->L; a++) {
+      if (!const_get_i(cond, a)) continue;
+      memcpy(dst, (char *)x->data + (size_t)((o * ci->A + a) * ci->Q) * es, (size_t)ci->Q * es);
+      dst += (size_t)ci->Q * es;
+    }
+}
+
+static void compress_emit(Emit *e, Node *n) {
+  const CompressInfo *ci = n->priv;
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  const char *T = c_type(x->dtype);
+  const char *it = index_type(value_numel(x) + 1);
+  if (y->dynamic) {
+    ep(e, "long long cnt = 0;");
+    ep(e, "for (%s a = 0; a < %lld; a++) cnt += X1[a] != 0;", it, (long long)ci->L);
+    for (int d = 0; d < y->rank; d++) {
+      if (!ci->has_axis || d == ci->axis) ep(e, "D0[%d] = cnt;", d);
+      else ep(e, "D0[%d] = %lld;", d, (long long)y->dims[d]);
+    }
+  }
+  if (ci->O * ci->L * ci->Q == 0) return;
+  ep(e, "if (Y0) {");
+  ep(e, "%s *y = Y0;", T);
+  ep(e, "for (%s o = 0; o < %lld; o++) {", it, (long long)ci->O);
+  ep(e, "for (%s a = 0; a < %lld; a++) {", it, (long long)ci->L);
+  ep(e, "if (!X1[a]) continue;");
+  if (ci->Q == 1) {
+    ep(e, "*y++ = X0[o * %lld + a];", (long long)ci->A);
+  } else {
+    ep(e, "memcpy(y, X0 + (o * %lld + a) * %lld, %lld);", (long long)ci->A, (long long)ci->Q,
+       (long long)(ci->Q * (int64_t)dtype_size(x->dtype)));
+    ep(e, "y += %lld;", (long long)ci->Q);
+  }
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+/* ---- Unique ---------------------------------------------------------------------------- */
+
+typedef struct UniqueInfo {
+  bool has_axis, sorted;
+  int axis;
+  int64_t O, A, Q;      /* items are A slices of O x Q elements (flat: O = Q = 1) */
+  /* compile-time result (constant input) */
+  bool exact;
+  int64_t U;
+  int64_t *first, *inv, *counts;   /* first[U] in output order, inv[A], counts[U] */
+} UniqueInfo;
+
+/* Total order on compile-time values; NaN last and equal to NaN. */
+static int cmp_elem(const Value *x, int64_t a, int64_t b) {
+  if (dtype_is_float(x->dtype)) {
+    double va = const_get_f(x, a), vb = const_get_f(x, b);
+    if (va < vb) return -1;
+    if (va > vb) return 1;
+    if (va == vb) return 0;
+    if (isnan(va)) return isnan(vb) ? 0 : 1;
+    return -1;
+  }
+  if (x->dtype == DT_UINT64) {
+    uint64_t va = (uint64_t)const_get_i(x, a), vb = (uint64_t)const_get_i(x, b);
+    return va < vb ? -1 : va > vb ? 1 : 0;
+  }
+  int64_t va = const_get_i(x, a), vb = const_get_i(x, b);
+  return va < vb ? -1 : va > vb ? 1 : 0;
+}
+
+static int cmp_items(const Value *x, const UniqueInfo *ui, int64_t a, int64_t b) {
+  for (int64_t o = 0; o < ui->O; o++)
+    for (int64_t q = 0; q < ui->Q; q++) {
+      int c = cmp_elem(x, (o * ui->A + a) * ui->Q + q, (o * ui->A + b) * ui->Q + q);
+      if (c) return c;
+    }
+  return 0;
+}
+
+/* The compile-time twin of the emitted kernel. */
+static void unique_const(Ctx *ctx, const Value *x, UniqueInfo *ui) {
+  int64_t A = ui->A;
+  size_t bytes = sizeof(int64_t) * (size_t)(A ? A : 1);
+  int64_t *perm = arena_alloc(&ctx->arena, bytes), *tmp = arena_alloc(&ctx->arena, bytes);
+  int64_t *gid = arena_alloc(&ctx->arena, bytes), *first = arena_alloc(&ctx->arena, bytes);
+  int64_t *cnt = arena_alloc(&ctx->arena, bytes), *rank = arena_alloc(&ctx->arena, bytes);
+  for (int64_t i = 0; i < A; i++) perm[i] = i;
+  for (int64_t w = 1; w < A; w *= 2) {
+    for (int64_t lo = 0; lo < A; lo += 2 * w) {
+      int64_t mid = lo + w < A ? lo + w : A, hi = lo + 2 * w < A ? lo + 2 * w : A;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = cmp_items(x, ui, perm[i], perm[j]) <= 0 ? perm[i++] : perm[j++];
+      while (i < mid) tmp[k++] = perm[i++];
+      while (j < hi) tmp[k++] = perm[j++];
+    }
+    int64_t *sw = perm; perm = tmp; tmp = sw;
+  }
+  int64_t u = 0;
+  for (int64_t i = 0; i < A; i++) {
+    if (i == 0 || cmp_items(x, ui, perm[i - 1], perm[i]) != 0) { first[u] = perm[i]; cnt[u] = 0; u++; }
+    cnt[u - 1]++;
+    gid[perm[i]] = u - 1;
+  }
+  int64_t *ord = tmp;
+  if (ui->sorted) {
+    for (int64_t g = 0; g < u; g++) { rank[g] = g; ord[g] = g; }
+  } else {
+    int64_t nx = 0;
+    for (int64_t i = 0; i < A; i++)
+      if (first[gid[i]] == i) { rank[gid[i]] = nx; ord[nx++] = gid[i]; }
+  }
+  ui->U = u;
+  ui->first = arena_alloc(&ctx->arena, bytes);
+  ui->counts = arena_alloc(&ctx->arena, bytes);
+  ui->inv = arena_alloc(&ctx->arena, bytes);
+  for (int64_t p = 0; p < u; p++) { ui->first[p] = first[ord[p]]; ui->counts[p] = cnt[ord[p]]; }
+  for (int64_t i = 0; i < A; i++) ui->inv[i] = rank[gid[i]];
+}
+
+static void unique_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, 1);
+  Value *x = n->inputs[0];
+  require_plain_type(ctx, n, x);
+  if (x->dtype == DT_BOOL) fail_node(ctx, n, "element type bool is not supported");
+  if (n->n_outputs > 4) fail_node(ctx, n, "too many outputs");
+  UniqueInfo *ui = arena_alloc(&ctx->arena, sizeof *ui);
+  ui->sorted = attr_i(n, "sorted", 1) != 0;
+  ui->has_axis = node_attr(n, "axis") != NULL;
+  ui->O = ui->Q = 1;
+  if (ui->has_axis) {
+    if (x->rank == 0) fail_node(ctx, n, "axis given for a scalar input");
+    ui->axis = norm_axis(ctx, n, attr_i(n, "axis", 0), x->rank);
+    for (int d = 0; d < ui->axis; d++) ui->O *= x->dims[d];
+    for (int d = ui->axis + 1; d < x->rank; d++) ui->Q *= x->dims[d];
+    ui->A = x->dims[ui->axis];
+  } else {
+    ui->A = value_numel(x);
+  }
+  ui->U = ui->A;
+  if (x->data) {
+    ui->exact = true;
+    unique_const(ctx, x, ui);
+  }
+  n->priv = ui;
+  int64_t dims[ONNXC_MAX_RANK];
+  int r = 1;
+  if (ui->has_axis) {
+    r = x->rank;
+    memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
+    dims[ui->axis] = ui->U;
+  } else {
+    dims[0] = ui->U;
+  }
+  if (node_out(n, 0)) { value_set_shape(n->outputs[0], x->dtype, r, dims); n->outputs[0]->dynamic = !ui->exact; }
+  if (node_out(n, 1)) { value_set_shape(n->outputs[1], DT_INT64, 1, &ui->U); n->outputs[1]->dynamic = !ui->exact; }
+  if (node_out(n, 2)) value_set_shape(n->outputs[2], DT_INT64, 1, &ui->A);
+  if (node_out(n, 3)) { value_set_shape(n->outputs[3], DT_INT64, 1, &ui->U); n->outputs[3]->dynamic = !ui->exact; }
+}
+
+static void unique_fold(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const UniqueInfo *ui = n->priv;
+  Value *x = n->inputs[0];
+  CHECK(ui->exact);
+  if (node_out(n, 0)) {
+    size_t es = dtype_size(x->dtype), blk = (size_t)ui->Q * es;
+    char *dst = n->outputs[0]->data;
+    for (int64_t o = 0; o < ui->O; o++)
+      for (int64_t p = 0; p < ui->U; p++)
+        memcpy(dst + (size_t)(o * ui->U + p) * blk, (char *)x->data + (size_t)(o * ui->A + ui->first[p]) * blk, blk);
+  }
+  for (int64_t p = 0; p < ui->U; p++) {
+    if (node_out(n, 1)) const_set_i(n->outputs[1], p, ui->first[p]);
+    if (node_out(n, 3)) const_set_i(n->outputs[3], p, ui->counts[p]);
+  }
+  if (node_out(n, 2))
+    for (int64_t i = 0; i < ui->A; i++) const_set_i(n->outputs[2], i, ui->inv[i]);
+}
+
+static int64_t unique_scratch(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const UniqueInfo *ui = n->priv;
+  return 6 * 8 * (ui->A ? ui->A : 1);
+}
+
+/* Emits code setting `int c` to the order of items ia and ib (expressions). */
+static void emit_item_cmp(Emit *e, const UniqueInfo *ui, int dt, const char *ia, const char *ib) {
+  const char *C = c_ctype(dt);
+  const char *cmp = dtype_is_float(dt)
+                        ? "va < vb ? -1 : (va > vb ? 1 : (va == vb ? 0 : (isnan(va) ? (isnan(vb) ? 0 : 1) : -1)))"
+                        : "va < vb ? -1 : (va > vb ? 1 : 0)";
+  if (ui->O == 1 && ui->Q == 1) {
+    ep(e, "const %s va = %s, vb = %s;", C, c_load(e, dt, fmt(e, "X0[%s]", ia)), c_load(e, dt, fmt(e, "X0[%s]", ib)));
+    ep(e, "c = %s;", cmp);
+    return;
+  }
+  const char *T = c_type(dt);
+  ep(e, "c = 0;");
+  ep(e, "for (long long o = 0; o < %lld && !c; o++) {", (long long)ui->O);
+  ep(e, "const %s *pa = X0 + (o * %lld + %s) * %lld, *pb = X0 + (o * %lld + %s) * %lld;", T,
+     (long long)ui->A, ia, (long long)ui->Q, (long long)ui->A, ib, (long long)ui->Q);
+  ep(e, "for (long long q = 0; q < %lld; q++) {", (long long)ui->Q);
+  ep(e, "const %s va = %s, vb = %s;", C, c_load(e, dt, "pa[q]"), c_load(e, dt, "pb[q]"));
+  ep(e, "c = %s;", cmp);
+  ep(e, "if (c) break;");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void unique_emit(Emit *e, Node *n) {
+  const UniqueInfo *ui = n->priv;
+  Value *x = n->inputs[0];
+  int dt = x->dtype;
+  long long A = (long long)ui->A;
+  ep(e, "int64_t *perm = (int64_t *)(void *)W, *tmp = perm + %lld;", A);
+  ep(e, "int64_t *const gid = perm + %lld, *const first = perm + %lld;", 2 * A, 3 * A);
+  ep(e, "int64_t *const cnt = perm + %lld, *const rank = perm + %lld;", 4 * A, 5 * A);
+  ep(e, "long long u = 0;");
+  ep(e, "(void)rank;");
+  ep(e, "for (long long i = 0; i < %lld; i++) perm[i] = i;", A);
+  /* stable bottom-up merge sort of the item indices */
+  ep(e, "for (long long w = 1; w < %lld; w *= 2) {", A);
+  ep(e, "for (long long lo = 0; lo < %lld; lo += 2 * w) {", A);
+  ep(e, "const long long mid = lo + w < %lld ? lo + w : %lld, hi = lo + 2 * w < %lld ? lo + 2 * w : %lld;", A, A, A, A);
+  ep(e, "long long i = lo, j = mid, k = lo;");
+  ep(e, "while (i < mid && j < hi) {");
+  ep(e, "const long long ia = perm[i], ib = perm[j];");
+  ep(e, "int c;");
+  emit_item_cmp(e, ui, dt, "ia", "ib");
+  ep(e, "tmp[k++] = c <= 0 ? perm[i++] : perm[j++];");
+  ep(e, "}");
+  ep(e, "while (i < mid) tmp[k++] = perm[i++];");
+  ep(e, "while (j < hi) tmp[k++] = perm[j++];");
+  ep(e, "}");
+  ep(e, "{");
+  ep(e, "int64_t *sw = perm;");
+  ep(e, "perm = tmp;");
+  ep(e, "tmp = sw;");
+  ep(e, "}");
+  ep(e, "}");
+  /* runs of equal items: the first of each run is its first occurrence */
+  ep(e, "for (long long i = 0; i < %lld; i++) {", A);
+  ep(e, "int c = 1;");
+  ep(e, "if (i > 0) {");
+  ep(e, "const long long ia = perm[i - 1], ib = perm[i];");
+  emit_item_cmp(e, ui, dt, "ia", "ib");
+  ep(e, "}");
+  ep(e, "if (c != 0) {");
+  ep(e, "first[u] = perm[i];");
+  ep(e, "cnt[u] = 0;");
+  ep(e, "u++;");
+  ep(e, "}");
+  ep(e, "cnt[u - 1]++;");
+  ep(e, "gid[perm[i]] = u - 1;");
+  ep(e, "}");
+  const char *ordp = "p", *rankg = "gid[i]";
+  if (!ui->sorted) {
+    ep(e, "{");
+    ep(e, "long long nx = 0;");
+    ep(e, "for (long long i = 0; i < %lld; i++) {", A);
+    ep(e, "if (first[gid[i]] == i) {");
+    ep(e, "rank[gid[i]] = nx;");
+    ep(e, "tmp[nx++] = gid[i];");
+    ep(e, "}");
+    ep(e, "}");
+    ep(e, "}");
+    ordp = "tmp[p]";
+    rankg = "rank[gid[i]]";
+  }
+  Value *y = node_out(n, 0);
+  if (y && y->dynamic) {
+    for (int d = 0; d < y->rank; d++) {
+      if (!ui->has_axis || d == ui->axis) ep(e, "D0[%d] = u;", d);
+      else ep(e, "D0[%d] = %lld;", d, (long long)y->dims[d]);
+    }
+  }
+  if (node_out(n, 1) && n->outputs[1]->dynamic) ep(e, "D1[0] = u;");
+  if (node_out(n, 3) && n->outputs[3]->dynamic) ep(e, "D3[0] = u;");
+  if (y && ui->O * ui->Q > 0) {
+    ep(e, "if (Y0) {");
+    ep(e, "for (long long o = 0; o < %lld; o++) {", (long long)ui->O);
+    ep(e, "for (long long p = 0; p < u; p++) {");
+    if (ui->Q == 1)
+      ep(e, "Y0[o * u + p] = X0[o * %lld + first[%s]];", A, ordp);
+    else
+      ep(e, "memcpy(Y0 + (o * u + p) * %lld, X0 + (o * %lld + first[%s]) * %lld, %lld);", (long long)ui->Q, A,
+         ordp, (long long)ui->Q, (long long)(ui->Q * (int64_t)dtype_size(dt)));
+    ep(e, "}");
+    ep(e, "}");
+    ep(e, "}");
+  }
+  if (node_out(n, 1)) ep(e, "if (Y1) for (long long p = 0; p < u; p++) Y1[p] = first[%s];", ordp);
+  if (node_out(n, 2)) ep(e, "if (Y2) for (long long i = 0; i < %lld; i++) Y2[i] = %s;", A, rankg);
+  if (node_out(n, 3)) ep(e, "if (Y3) for (long long p = 0; p < u; p++) Y3[p] = cnt[%s];", ordp);
+}
+
+/* ---- NonMaxSuppression ----------------------------------------------------------------- */
+
+static void nms_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 2, 5);
+  Value *boxes = n->inputs[0], *scores = n->inputs[1], *mo = node_in(n, 2);
+  Value *iou = node_in(n, 3), *st = node_in(n, 4);
+  if (!dtype_is_float(boxes->dtype)) fail_node(ctx, n, "boxes must be a float tensor");
+  if (scores->dtype != boxes->dtype) fail_node(ctx, n, "scores and boxes have different element types");
+  if (boxes->rank != 3 || boxes->dims[2] != 4) fail_node(ctx, n, "boxes must have shape [batches, boxes, 4]");
+  if (scores->rank != 3 || scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
+    fail_node(ctx, n, "scores %s do not match boxes %s", shape_str(&ctx->arena, scores), shape_str(&ctx->arena, boxes));
+  if (mo && (mo->dtype != DT_INT64 || value_numel(mo) != 1)) fail_node(ctx, n, "max_output_boxes_per_class must be one int64");
+  if (iou && (iou->dtype != DT_FLOAT || value_numel(iou) != 1)) fail_node(ctx, n, "iou_threshold must be one float");
+  if (st && (st->dtype != DT_FLOAT || value_numel(st) != 1)) fail_node(ctx, n, "score_threshold must be one float");
+  int64_t cpb = attr_i(n, "center_point_box", 0);
+  if (cpb != 0 && cpb != 1) fail_node(ctx, n, "center_point_box must be 0 or 1");
+  int64_t N = boxes->dims[1], per = 0;
+  if (mo) {
+    per = N;
+    if (mo->data) {
+      int64_t m = const_get_i(mo, 0);
+      per = m < 0 ? 0 : (m < N ? m : N);
+    }
+  }
+  int64_t dims[2] = {boxes->dims[0] * scores->dims[1] * per, 3};
+  value_set_shape(n->outputs[0], DT_INT64, 2, dims);
+  n->outputs[0]->dynamic = dims[0] > 0;
+}
+
+static int64_t nms_scratch(Ctx *ctx, Node *n) {
+  (void)ctx;
+  return 3 * 8 * (n->inputs[0]->dims[1] + 1);
+}
+
+static void nms_emit(Emit *e, Node *n) {
+  Value *boxes = n->inputs[0], *scores = n->inputs[1], *y = n->outputs[0];
+  int dt = boxes->dtype, ct = dt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT;
+  const char *T = c_type(dt), *C = c_ctype(dt);
+  long long Bn = (long long)boxes->dims[0], N = (long long)boxes->dims[1], Cn = (long long)scores->dims[1];
+  bool cpb = attr_i(n, "center_point_box", 0) != 0;
+  if (!y->dynamic) return; /* nothing can be selected */
+  ep(e, "int64_t *const cand = (int64_t *)(void *)W, *const tmp = cand + %lld, *const sel = tmp + %lld;", N, N);
+  ep(e, "long long nout = 0;");
+  ep(e, "long long maxo = X2[0] < 0 ? 0 : (long long)X2[0];");
+  ep(e, "const %s iou = %s;", C, node_in(n, 3) ? c_load(e, DT_FLOAT, "X3[0]") : c_lit(e, ct, 0));
+  if (node_in(n, 4)) ep(e, "const %s sthr = X4[0];", C);
+  ep(e, "for (long long bi = 0; bi < %lld; bi++) {", Bn);
+  ep(e, "const %s *const bx = X0 + bi * %lld;", T, 4 * N);
+  ep(e, "for (long long ci = 0; ci < %lld; ci++) {", Cn);
+  ep(e, "const %s *const sc = X1 + (bi * %lld + ci) * %lld;", T, Cn, N);
+  ep(e, "int64_t *pa = cand, *pb = tmp;");
+  ep(e, "long long nc = 0, ns = 0;");
+  if (node_in(n, 4)) ep(e, "for (long long i = 0; i < %lld; i++) if (%s > sthr) cand[nc++] = i;", N, c_load(e, dt, "sc[i]"));
+  else ep(e, "for (long long i = 0; i < %lld; i++) cand[nc++] = i;", N);
+  /* stable merge sort by descending score */
+  ep(e, "for (long long w = 1; w < nc; w *= 2) {");
+  ep(e, "for (long long lo = 0; lo < nc; lo += 2 * w) {");
+  ep(e, "const long long mid = lo + w < nc ? lo + w : nc, hi = lo + 2 * w < nc ? lo + 2 * w : nc;");
+  ep(e, "long long i = lo, j = mid, k = lo;");
+  ep(e, "while (i < mid && j < hi) pb[k++] = %s < %s ? pa[j++] : pa[i++];", c_load(e, dt, "sc[pa[i]]"), c_load(e, dt, "sc[pa[j]]"));
+  ep(e, "while (i < mid) pb[k++] = pa[i++];");
+  ep(e, "while (j < hi) pb[k++] = pa[j++];");
+  ep(e, "}");
+  ep(e, "{");
+  ep(e, "int64_t *sw = pa;");
+  ep(e, "pa = pb;");
+  ep(e, "pb = sw;");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "for (long long p = 0; p < nc && ns < maxo; p++) {");
+  ep(e, "const long long cur = pa[p];");
+  ep(e, "int keep = 1;");
+  ep(e, "for (long long q = 0; q < ns && keep; q++) {");
+  ep(e, "const %s *const b1 = bx + cur * 4, *const b2 = bx + sel[q] * 4;", T);
+  const char *b10 = c_load(e, dt, "b1[0]"), *b11 = c_load(e, dt, "b1[1]"), *b12 = c_load(e, dt, "b1[2]"), *b13 = c_load(e, dt, "b1[3]");
+  const char *b20 = c_load(e, dt, "b2[0]"), *b21 = c_load(e, dt, "b2[1]"), *b22 = c_load(e, dt, "b2[2]"), *b23 = c_load(e, dt, "b2[3]");
+  ep(e, "%s x1min, x1max, x2min, x2max, y1min, y1max, y2min, y2max;", C);
+  if (!cpb) {
+    /* [y1, x1, y2, x2], corners in either order */
+    ep(e, "x1min = %s < %s ? %s : %s;", b11, b13, b11, b13);
+    ep(e, "x1max = %s < %s ? %s : %s;", b11, b13, b13, b11);
+    ep(e, "x2min = %s < %s ? %s : %s;", b21, b23, b21, b23);
+    ep(e, "x2max = %s < %s ? %s : %s;", b21, b23, b23, b21);
+    ep(e, "y1min = %s < %s ? %s : %s;", b10, b12, b10, b12);
+    ep(e, "y1max = %s < %s ? %s : %s;", b10, b12, b12, b10);
+    ep(e, "y2min = %s < %s ? %s : %s;", b20, b22, b20, b22);
+    ep(e, "y2max = %s < %s ? %s : %s;", b20, b22, b22, b20);
+  } else {
+    /* [x_center, y_center, width, height] */
+    const char *two = c_lit(e, ct, 2);
+    ep(e, "x1min = %s - %s / %s;", b10, b12, two);
+    ep(e, "x1max = %s + %s / %s;", b10, b12, two);
+    ep(e, "x2min = %s - %s / %s;", b20, b22, two);
+    ep(e, "x2max = %s + %s / %s;", b20, b22, two);
+    ep(e, "y1min = %s - %s / %s;", b11, b13, two);
+    ep(e, "y1max = %s + %s / %s;", b11, b13, two);
+    ep(e, "y2min = %s - %s / %s;", b21, b23, two);
+    ep(e, "y2max = %s + %s / %s;", b21, b23, two);
+  }
+  ep(e, "{");
+  ep(e, "const %s ixmin = x1min >= x2min ? x1min : x2min, ixmax = x1max <= x2max ? x1max : x2max;", C);
+  ep(e, "const %s iymin = y1min >= y2min ? y1min : y2min, iymax = y1max <= y2max ? y1max : y2max;", C);
+  ep(e, "if (ixmax > ixmin && iymax > iymin) {");
+  ep(e, "const %s inter = (ixmax - ixmin) * (iymax - iymin);", C);
+  ep(e, "const %s a1 = (x1max - x1min) * (y1max - y1min), a2 = (x2max - x2min) * (y2max - y2min);", C);
+  ep(e, "const %s un = a1 + a2 - inter;", C);
+  ep(e, "if (inter > 0 && a1 > 0 && a2 > 0 && un > 0 && inter / un > iou) keep = 0;");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "if (keep) {");
+  ep(e, "sel[ns++] = cur;");
+  ep(e, "if (Y0) {");
+  ep(e, "Y0[nout * 3] = bi;");
+  ep(e, "Y0[nout * 3 + 1] = ci;");
+  ep(e, "Y0[nout * 3 + 2] = cur;");
+  ep(e, "}");
+  ep(e, "nout++;");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "D0[0] = nout;");
+  ep(e, "D0[1] = 3;");
+}
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+#define FT "float, double, float16, bfloat16"
+#define AT "all but string"
+
+static const OpDef seq_rows[] = {
+    {"RNN", "", 1, ONNXC_MAX_OPSET, 0, rnn_infer, NULL, rnn_emit, rnn_scratch, FT, NULL},
+    {"GRU", "", 1, ONNXC_MAX_OPSET, 0, rnn_infer, NULL, rnn_emit, rnn_scratch, FT, NULL},
+    {"LSTM", "", 1, ONNXC_MAX_OPSET, 0, rnn_infer, NULL, rnn_emit, rnn_scratch, FT, NULL},
+    {"NonZero", "", 9, ONNXC_MAX_OPSET, 0, nonzero_infer, nonzero_fold, nonzero_emit, NULL, AT, NULL},
+    {"Compress", "", 9, ONNXC_MAX_OPSET, 0, compress_infer, compress_fold, compress_emit, NULL, AT, NULL},
+    {"Unique", "", 11, ONNXC_MAX_OPSET, 0, unique_infer, unique_fold, unique_emit, unique_scratch, "all but string, bool", NULL},
+    {"NonMaxSuppression", "", 10, ONNXC_MAX_OPSET, 0, nms_infer, NULL, nms_emit, nms_scratch, "float", NULL},
+};
+OPS_FAMILY(seq);
