@@ -6,7 +6,8 @@
  *   - initializers become constant Values with their data converted to the host layout
  *     (raw_data, the typed *_data fields, or external data files that must stay inside the
  *     model's folder); the element count is checked for overflow and the data length against
- *     the dims;
+ *     the dims (for int4/uint4/float4e2m1 and int2/uint2 against the packed size: raw_data and
+ *     int32_data both hold the packed bytes, low bits first);
  *   - graph inputs that are not initializers become VAL_INPUT values with static shapes
  *     (symbolic dims must be bound with --dim NAME=VALUE);
  *   - nodes are created with their attributes (subgraphs load recursively);
@@ -116,14 +117,13 @@ static void load_external(Ctx *ctx, const Onnx__TensorProto *t, Value *v, void *
 /* Fills v (name already set) from a TensorProto. */
 static void load_tensor(Ctx *ctx, const Onnx__TensorProto *t, Value *v, const char *what) {
   v->dtype = t->data_type;
-  size_t es = dtype_size(v->dtype);
-  if (!es || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
+  if (!dtype_bits(v->dtype) || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
     fail(ctx, "%s '%s' has element type %s (%d), which onnxc does not support", what, v->name,
          dtype_name(v->dtype), v->dtype);
   set_dims(ctx, v, t->n_dims, t->dims, what);
   if (t->segment) fail(ctx, "%s '%s' is segmented; not supported", what, v->name);
   int64_t n = value_numel(v);
-  int64_t bytes = n * (int64_t)es;
+  int64_t bytes = value_bytes(v); /* packed size for the sub-byte types */
   void *dst = value_alloc_data(ctx, v);
   v->kind = VAL_CONST;
   if (v->dtype == DT_STRING) {
@@ -145,6 +145,16 @@ static void load_tensor(Ctx *ctx, const Onnx__TensorProto *t, Value *v, const ch
       fail(ctx, "%s '%s': raw data holds %zu bytes but dims %s need %lld", what, v->name,
            t->raw_data.len, shape_str(&ctx->arena, v), (long long)bytes);
     if (bytes) memcpy(dst, t->raw_data.data, (size_t)bytes);
+    return;
+  }
+  if (dtype_is_small(v->dtype)) {
+    /* int32_data holds one stored byte per entry: a float8 code, or 2 (4-bit) / 4 (2-bit)
+       packed elements, low bits first */
+    if ((int64_t)t->n_int32_data != bytes)
+      fail(ctx, "%s '%s': int32_data holds %zu entries but dims %s need %lld (%s packs %d per entry)",
+           what, v->name, t->n_int32_data, shape_str(&ctx->arena, v), (long long)bytes,
+           dtype_name(v->dtype), 8 / dtype_bits(v->dtype));
+    for (int64_t i = 0; i < bytes; i++) ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i];
     return;
   }
   int64_t have;
@@ -203,7 +213,7 @@ static void load_value_info(Ctx *ctx, const Onnx__ValueInfoProto *vi, Value *v) 
          v->name);
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
   v->dtype = tt->elem_type;
-  if (!dtype_size(v->dtype) || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
+  if (!dtype_bits(v->dtype) || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
     fail(ctx, "input '%s' has element type %s (%d), which onnxc does not support", v->name,
          dtype_name(v->dtype), v->dtype);
   if (!tt->shape) fail(ctx, "input '%s' has no shape; onnxc needs static shapes", v->name);
@@ -491,6 +501,7 @@ static void set_opsets(Ctx *ctx, Graph *g, const Onnx__ModelProto *m) {
     n->opset = domain_opset(m, n->domain);
     if (n->opset < 0) {
       if (*n->domain) fail_node(ctx, n, "domain '%s' is not imported by the model", n->domain);
+      if (!ctx->opset) fail_node(ctx, n, "the model imports no default-domain (ai.onnx) opset");
       n->opset = ctx->opset;
     }
     for (int k = 0; k < n->n_attrs; k++)
@@ -508,13 +519,13 @@ void load_onnx(Ctx *ctx) {
   if (!m->graph) fail(ctx, "not an ONNX model (no graph)");
   ctx->opset = domain_opset(m, "");
   if (ctx->opset < 0) {
-    if (m->n_opset_import == 0 && m->has_ir_version && m->ir_version < 3) ctx->opset = 1;
-    else fail(ctx, "the model imports no default-domain (ai.onnx) opset");
+    /* IR < 3 files predate opset imports; otherwise a model may use only other domains */
+    ctx->opset = m->n_opset_import == 0 && m->has_ir_version && m->ir_version < 3 ? 1 : 0;
   }
   if (ctx->opset > ONNXC_MAX_OPSET)
     fail(ctx, "the model uses ai.onnx opset %d; onnxc knows opsets up to %d", ctx->opset,
          ONNXC_MAX_OPSET);
-  if (ctx->opset < 1) fail(ctx, "invalid ai.onnx opset %d", ctx->opset);
+  if (ctx->opset < 0) fail(ctx, "invalid ai.onnx opset %d", ctx->opset);
   ctx->graph = load_graph(ctx, m->graph, NULL, true);
   set_opsets(ctx, ctx->graph, m);
 }

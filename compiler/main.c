@@ -21,6 +21,15 @@ static void usage(FILE *f) {
         "  --const-input NAME=FILE.pb\n"
         "                       bind a graph input to a constant TensorProto at compile time\n"
         "                       (specializes data-dependent shapes; repeatable)\n"
+        "  --order NAME         force one execution order (model, dfs, kahn, greedy, beam);\n"
+        "                       default: plan them all and keep the smallest arena\n"
+        "  --no-alias           plan without views, in-place ops and concat-in-place\n"
+        "  --align N            arena alignment in bytes (default 16)\n"
+        "  --canary             testing aid: after every node, fill the arena bytes no live\n"
+        "                       tensor owns with garbage (outputs must not change)\n"
+        "  --memory-report F    write the memory plan as JSON (per tensor: size, offset,\n"
+        "                       first/last step, alias-of; totals: arena, bound, weights)\n"
+        "  --memory-svg F       draw the memory plan (time across, addresses up)\n"
         "  --list-ops           print the supported operators and exit\n"
         "  --dump-ir            print the IR after each stage to stderr\n"
         "  -v                   print a summary line to stderr\n"
@@ -65,6 +74,27 @@ int main(int argc, char **argv) {
       NEED_ARG();
       if (opt.n_const_inputs == 32) { fprintf(stderr, "onnxc: error: too many --const-input\n"); return 2; }
       opt.const_inputs[opt.n_const_inputs++] = next;
+    } else if (!strcmp(a, "--order")) {
+      NEED_ARG();
+      opt.order = next;
+    } else if (!strcmp(a, "--no-alias")) {
+      opt.no_alias = true;
+    } else if (!strcmp(a, "--canary")) {
+      opt.canary = true;
+    } else if (!strcmp(a, "--align")) {
+      NEED_ARG();
+      char *end;
+      long v = strtol(next, &end, 10);
+      if (*end || v <= 0) { fprintf(stderr, "onnxc: error: --align expects a positive integer\n"); return 2; }
+      opt.align = (size_t)v;
+    } else if (!strcmp(a, "--memory-report")) {
+      NEED_ARG();
+      opt.memory_report = next;
+    } else if (!strcmp(a, "--memory-svg")) {
+      NEED_ARG();
+      opt.memory_svg = next;
+    } else if (!strcmp(a, "-vv")) {
+      opt.verbose = 2;
     } else if (!strcmp(a, "--dump-ir")) {
       opt.dump_ir = 1;
     } else if (!strcmp(a, "-v")) {

@@ -28,7 +28,12 @@
 enum {
   DT_UNDEFINED = 0, DT_FLOAT = 1, DT_UINT8 = 2, DT_INT8 = 3, DT_UINT16 = 4, DT_INT16 = 5,
   DT_INT32 = 6, DT_INT64 = 7, DT_STRING = 8, DT_BOOL = 9, DT_FLOAT16 = 10, DT_DOUBLE = 11,
-  DT_UINT32 = 12, DT_UINT64 = 13, DT_COMPLEX64 = 14, DT_COMPLEX128 = 15, DT_BFLOAT16 = 16
+  DT_UINT32 = 12, DT_UINT64 = 13, DT_COMPLEX64 = 14, DT_COMPLEX128 = 15, DT_BFLOAT16 = 16,
+  /* ONNX 1.14+ small types (see dtype_is_small()): 8-bit floats are stored one per byte
+     (uint8_t); 4-bit types two per byte and 2-bit types four per byte, packed from the low
+     bits up exactly as in ONNX raw_data (the last byte's unused bits are zero). */
+  DT_FLOAT8E4M3FN = 17, DT_FLOAT8E4M3FNUZ = 18, DT_FLOAT8E5M2 = 19, DT_FLOAT8E5M2FNUZ = 20,
+  DT_UINT4 = 21, DT_INT4 = 22, DT_FLOAT4E2M1 = 23, DT_FLOAT8E8M0 = 24, DT_UINT2 = 25, DT_INT2 = 26
 };
 
 typedef struct Ctx Ctx;
@@ -62,6 +67,7 @@ void vec_push(Arena *a, PtrVec *vec, void *p);
 /* ---- IR ------------------------------------------------------------------------------- */
 
 enum { VAL_INTERMEDIATE = 0, VAL_INPUT = 1, VAL_CONST = 2 };
+enum { ALIAS_NONE = 0, ALIAS_VIEW = 1, ALIAS_INPLACE = 2, ALIAS_CONCAT = 3 };
 
 struct Value {
   const char *name;       /* ONNX name ("" for absent optional inputs never get a Value) */
@@ -81,7 +87,8 @@ struct Value {
   /* planning */
   int64_t offset;         /* byte offset in the arena, or -1 */
   int first, last;        /* live range in schedule steps */
-  Value *alias_of;        /* shares storage with another value (views) */
+  Value *alias_of;        /* shares storage with another value (set by the planner) */
+  int alias_kind;         /* ALIAS_VIEW, ALIAS_INPLACE, ALIAS_CONCAT */
   int64_t alias_offset;   /* byte offset inside alias_of */
   const char *cname;      /* C identifier of constants in generated code */
 };
@@ -118,6 +125,7 @@ struct Node {
   Attr *attrs; int n_attrs;
   const OpDef *def;
   bool dead;
+  bool elided;            /* the plan made it a no-op (views, concat in place) */
   void *priv;             /* op-private data set by the shape rule for the emitter */
   int64_t scratch_bytes;  /* from OpDef.scratch, planned in the arena */
   int64_t scratch_offset;
@@ -134,6 +142,7 @@ struct Graph {
   PtrVec inits;           /* Value*: initializers in model order */
   PtrVec sched;           /* Node*: live nodes in execution order (schedule.c) */
   int64_t arena_bytes;    /* arena this graph's plan needs (plan_memory.c) */
+  int64_t live_bound;     /* max live bytes at one step under its schedule (lower bound) */
   bool is_sub;            /* a subgraph (If/Loop/Scan body) */
 };
 
@@ -159,6 +168,9 @@ struct Ctx {
   struct { const char *name; const char *path; } const_inputs[32]; int n_const_inputs;
   int dump_ir;
   size_t align;
+  const char *order_name; /* --order: force one schedule */
+  bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
+  bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
   /* results */
   int64_t arena_bytes;
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
@@ -171,13 +183,21 @@ _Noreturn void unreachable_at(const char *file, int line, const char *msg);
 #define unreachable(msg) unreachable_at(__FILE__, __LINE__, msg)
 #define CHECK(cond) do { if (!(cond)) unreachable_at(__FILE__, __LINE__, #cond); } while (0)
 
-size_t dtype_size(int dtype);            /* 0 for unknown/strings */
+size_t dtype_size(int dtype);            /* 0 for unknown/strings and the packed sub-byte types;
+                                            1 for the 8-bit float types */
+int dtype_bits(int dtype);               /* bits of one element: 2/4 for packed types, else 8*size */
 const char *dtype_name(int dtype);       /* "float", "int64", ... */
-bool dtype_is_float(int dtype);          /* float, double, float16, bfloat16 */
-bool dtype_is_int(int dtype);            /* signed or unsigned integer (not bool) */
+bool dtype_is_float(int dtype);          /* float, double, float16, bfloat16 (not the small types) */
+bool dtype_is_int(int dtype);            /* signed or unsigned integer (not bool, not int4/int2) */
 bool dtype_is_signed(int dtype);
+/* The small types 17..26 (float8 x4, uint4, int4, float4e2m1, float8e8m0, uint2, int2).  They
+   are not dtype_is_float/int: only Cast, CastLike, QuantizeLinear and DequantizeLinear compute
+   with them (byte-moving ops may accept the one-byte ones). */
+bool dtype_is_small(int dtype);
+bool dtype_is_packed(int dtype);         /* uint4, int4, float4e2m1, uint2, int2 */
+bool dtype_is_small_float(int dtype);    /* the float8 types, float8e8m0, float4e2m1 */
 int64_t value_numel(const Value *v);
-int64_t value_bytes(const Value *v);
+int64_t value_bytes(const Value *v);     /* ceil(numel * bits / 8) */
 void value_set_shape(Value *v, int dtype, int rank, const int64_t *dims);
 bool same_shape(const Value *a, const Value *b);
 char *shape_str(Arena *a, const Value *v);       /* "[1,3,224,224]" */
@@ -192,6 +212,17 @@ float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);
 float bf16_to_float(uint16_t h);
 uint16_t float_to_bf16(float f);
+/* Small types (same code as the generated helpers in templates/common.h).  `code` is one
+   element's bit pattern (a nibble / 2-bit field for packed types).  small_from_float rounds
+   like the ONNX reference: Cast `saturate` for the float8 types (ignored otherwise), E8M0
+   `round_mode` (SMALL_ROUND_*); integer types truncate toward zero and wrap. */
+enum { SMALL_ROUND_UP = 0, SMALL_ROUND_DOWN = 1, SMALL_ROUND_NEAREST = 2 };
+double small_to_double(int dtype, unsigned code);
+unsigned small_from_float(int dtype, float x, int saturate, int round_mode);
+/* Code of element i of packed or one-byte small-type data, and its store (data zeroed first
+   or not: the field is replaced). */
+unsigned small_get(int dtype, const void *data, int64_t i);
+void small_set(int dtype, void *data, int64_t i, unsigned code);
 
 /* ---- ir.c: building and checking the graph ------------------------------------------- */
 
@@ -274,7 +305,14 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max);
 void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
-void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c: sets g->sched */
+void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c: sets g->sched (model order) */
+/* Sets g->sched to the named order; false when the order does not apply (too big). */
+bool schedule_graph_order(Ctx *ctx, Graph *g, const char *order);
+int schedule_order_count(void);
+const char *schedule_order_name(int i);
+int64_t plan_live_at(Graph *g, int step);
+void plan_report_json(Ctx *ctx, Graph *g, FILE *f, int64_t weights_bytes, int64_t node_bound);
+void plan_report_svg(Ctx *ctx, Graph *g, FILE *f);
 /* plan_memory.c: sets offsets and g->arena_bytes.  For a subgraph, its inputs and outputs get
    arena slots too (live over the whole body), so the owning op copies values in and out. */
 void plan_memory(Ctx *ctx, Graph *g);
@@ -288,6 +326,12 @@ typedef struct CompileOptions {
   int dump_ir;
   const char *dims[32]; int n_dims;              /* "NAME=VALUE" */
   const char *const_inputs[32]; int n_const_inputs; /* "NAME=FILE.pb" */
+  const char *order;          /* --order NAME */
+  bool no_alias;              /* --no-alias */
+  bool canary;                /* --canary */
+  size_t align;               /* --align N (0: 16) */
+  const char *memory_report;  /* --memory-report FILE.json */
+  const char *memory_svg;     /* --memory-svg FILE.svg */
 } CompileOptions;
 
 /* Returns 0 on success; on failure fills err (one line, no trailing newline). */
@@ -330,6 +374,14 @@ const char *c_ctype(int dtype);
    "X0[i]") = "onnxc_h2f(X0[i])"; store gives the conversion of a compute-typed expression. */
 const char *c_load(Emit *e, int dtype, const char *expr);
 const char *c_store(Emit *e, int dtype, const char *expr);
+/* Small types: c_load/c_store above convert one element's code (for packed types the
+   extracted 2/4-bit field, see c_packed_get) to/from the compute type (float; int for the
+   integer ones; c_store of float8 saturates like Cast's default).  c_packed_get reads the code
+   of element `idx` of packed array `arr`; c_packed_or is a statement OR-ing code `x` into
+   element `idx` (the bytes must be zeroed first).  For one-byte types they are arr[idx] and a
+   plain store. */
+const char *c_packed_get(Emit *e, int dtype, const char *arr, const char *idx);
+const char *c_packed_or(Emit *e, int dtype, const char *arr, const char *idx, const char *x);
 /* A C literal of the value x in dtype's compute type ("1.5f", "INFINITY", "(-9223372036854775807-1)"). */
 const char *c_lit(Emit *e, int dtype, double x);
 const char *c_lit_i(Emit *e, int dtype, int64_t x);

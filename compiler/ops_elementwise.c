@@ -66,6 +66,16 @@ static bool type_ok(int types, int dt) {
 
 static void ew_infer(Ctx *ctx, Node *n) {
   const EwSpec *s = n->def->arg;
+  if (!strcmp(n->op_type, "Pow") && n->opset >= 12 && n->n_inputs == 2 && n->inputs[0] && n->inputs[1] &&
+      n->inputs[0]->dtype != n->inputs[1]->dtype) {
+    /* Pow 12+: the exponent may have its own numeric type; the result has the base's */
+    if (!type_ok(s->types, n->inputs[0]->dtype) || !type_ok(s->types, n->inputs[1]->dtype))
+      fail_node(ctx, n, "element types %s and %s are not supported by this op", dtype_name(n->inputs[0]->dtype),
+                dtype_name(n->inputs[1]->dtype));
+    infer_broadcast(ctx, n);
+    n->outputs[0]->dtype = n->inputs[0]->dtype;
+    return;
+  }
   if (s->arity > 0) require_inputs(ctx, n, s->arity, s->arity);
   else require_inputs(ctx, n, 1, 1 << 20);
   Value *x = n->inputs[0];
@@ -103,7 +113,8 @@ static void ew_emit(Emit *e, Node *n) {
   int ni = n->n_inputs;
   if (s->arity < 0 && ni > 8) fail_node(e->ctx, n, "more than 8 inputs are not supported");
   for (int k = 0; k < ni; k++) {
-    ops[k] = c_load(e, x->dtype, fmt(e, "X%d[i%d]", k, k));
+    ops[k] = c_load(e, n->inputs[k]->dtype, fmt(e, "X%d[i%d]", k, k));
+    if (n->inputs[k]->dtype != x->dtype) ops[k] = fmt(e, "(%s)%s", c_ctype(x->dtype), ops[k]);
     ins[k] = n->inputs[k];
   }
   const char *tpl = (!dtype_is_float(x->dtype) && s->iexpr) ? s->iexpr : s->fexpr;
@@ -327,7 +338,8 @@ static const char *cast_expr(Emit *e, int from, int to, const char *x) {
   return fmt(e, "(%s)%s", c_type(to), v);
 }
 
-/* Code of the small type `to` for the value v (compute type of `from`). */
+/* Code of the small type `to` for the value v (compute type of `from`); for the packed integer
+   types a value whose low bits are the code. */
 static const char *cast_to_small(Emit *e, int from, int to, const char *v, int sat, int mode) {
   bool fsrc = dtype_is_float(from) || dtype_is_small_float(from);
   switch (to) {
@@ -337,11 +349,8 @@ static const char *cast_to_small(Emit *e, int from, int to, const char *v, int s
   case DT_FLOAT8E5M2FNUZ: return fmt(e, "onnxc_f_e5m2fnuz((float)%s, %d)", v, sat);
   case DT_FLOAT4E2M1: return fmt(e, "onnxc_f_e2m1((float)%s)", v);
   case DT_FLOAT8E8M0: return fmt(e, "onnxc_f_e8m0((float)%s, %d, %d)", v, sat, mode);
-  default: { /* int4 / uint4 / int2 / uint2 */
-    unsigned mask = dtype_bits(to) == 4 ? 0xf : 0x3;
-    if (fsrc) return fmt(e, "(uint8_t)((unsigned long long)onnxc_f2wrap((double)%s) & 0x%xu)", v, mask);
-    return fmt(e, "(uint8_t)((unsigned long long)(%s) & 0x%xu)", v, mask);
-  }
+  default: /* int4 / uint4 / int2 / uint2: the value, whose low bits c_packed_or keeps */
+    return fsrc ? fmt(e, "onnxc_f2wrap((double)%s)", v) : v;
   }
 }
 
@@ -366,8 +375,8 @@ static void cast_emit_small(Emit *e, Node *n) {
   const char *out;
   if (dtype_is_small(to)) out = cast_to_small(e, from, to, v, sat, mode);
   else out = cast_from_small(e, from, to, v);
-  if (dtype_is_packed(to)) ep(e, "memset(Y0, 0, %lld);", (long long)value_bytes(y));
   ep(e, "%s i;", it);
+  if (dtype_is_packed(to)) ep(e, "memset(Y0, 0, %lld);", (long long)value_bytes(y));
   ep(e, "for (i = 0; i < %lld; i++) {", (long long)N);
   if (dtype_is_packed(to)) ep(e, "%s", c_packed_or(e, to, "Y0", "i", out));
   else ep(e, "Y0[i] = %s;", out);

@@ -15,7 +15,12 @@
  * Quantized convolutions use their own direct loops: for every output position the kernel
  * range that stays inside the input is computed once (no per-element bounds checks); padded
  * positions contribute zero after the zero point is subtracted, as in the reference.
- * float8 / int4 / uint4 / int2 / uint2 / float4 element types are not supported (fail_node).
+ * Small quantized types (QuantizeLinear / DequantizeLinear only): int4/uint4/int2/uint2 work
+ * like the 8-bit integers with their own ranges, read and written packed (the output bytes are
+ * zeroed, then each element's bits OR-ed in).  float8 outputs convert the quotient x / scale
+ * (rounded to the division type) like Cast, with `saturate`; the zero point is ignored, as in
+ * the reference.  float4e2m1 outputs add the zero point's value to the quotient, then convert
+ * (always saturating).  Dequantizing float8 / float4e2m1 ignores the zero point too.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +31,19 @@
 /* ---- small helpers ------------------------------------------------------------------------ */
 
 static bool q_int_type(int dt) {
-  return dt == DT_UINT8 || dt == DT_INT8 || dt == DT_UINT16 || dt == DT_INT16;
+  return dt == DT_UINT8 || dt == DT_INT8 || dt == DT_UINT16 || dt == DT_INT16 || dt == DT_UINT4 ||
+         dt == DT_INT4 || dt == DT_UINT2 || dt == DT_INT2;
+}
+
+/* float8 (not e8m0) and float4e2m1 quantized types */
+static bool q_float_type(int dt) { return dtype_is_small_float(dt) && dt != DT_FLOAT8E8M0; }
+
+/* Element xi of input k (possibly packed) as the compute type of its dtype. */
+static const char *q_in(Emit *e, Node *n, int k, const char *idx) {
+  int dt = n->inputs[k]->dtype;
+  const char *arr = fmt(e, "X%d", k);
+  if (dtype_is_small(dt)) return c_load(e, dt, c_packed_get(e, dt, arr, idx));
+  return c_load(e, dt, fmt(e, "%s[%s]", arr, idx));
 }
 
 static void q_range(int dt, double *lo, double *hi) {
@@ -36,12 +53,17 @@ static void q_range(int dt, double *lo, double *hi) {
   case DT_UINT16: *lo = 0; *hi = 65535; break;
   case DT_INT16: *lo = -32768; *hi = 32767; break;
   case DT_INT32: *lo = -2147483648.0; *hi = 2147483647.0; break;
+  case DT_UINT4: *lo = 0; *hi = 15; break;
+  case DT_INT4: *lo = -8; *hi = 7; break;
+  case DT_UINT2: *lo = 0; *hi = 3; break;
+  case DT_INT2: *lo = -2; *hi = 1; break;
   default: unreachable("q_range");
   }
 }
 
 static _Noreturn void q_unsupported_type(Ctx *ctx, const Node *n, int dt) {
-  fail_node(ctx, n, "quantized element type %s is not supported (only int8, uint8, int16, uint16%s)",
+  fail_node(ctx, n, "quantized element type %s is not supported (only int8, uint8, int16, uint16, int4, "
+            "uint4, int2, uint2, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float4e2m1%s)",
             dtype_name(dt), strcmp(n->op_type, "DequantizeLinear") == 0 ? ", int32" : "");
 }
 
@@ -164,7 +186,7 @@ static void quant_infer(Ctx *ctx, Node *n) {
   if (zp && attr_i(n, "output_dtype", 0) && attr_i(n, "output_dtype", 0) != zp->dtype)
     fail_node(ctx, n, "output_dtype differs from the zero point's type");
   if (!out) out = DT_UINT8;
-  if (!q_int_type(out)) q_unsupported_type(ctx, n, out);
+  if (!q_int_type(out) && !q_float_type(out)) q_unsupported_type(ctx, n, out);
   QGeom *g = q_geom(ctx, n, x, s, zp);
   int prec = (int)attr_i(n, "precision", 0);
   if (prec && !dtype_is_float(prec)) fail_node(ctx, n, "precision must be a float type");
@@ -178,26 +200,55 @@ static void quant_body(Emit *e, Node *n, const QGeom *g) {
   const char *t = ct == DT_DOUBLE ? "double" : "float";
   const char *xv = fmt(e, "(%s)%s", t, c_load(e, n->inputs[0]->dtype, "X0[xi]"));
   const char *sv = fmt(e, "(%s)%s", t, c_load(e, n->inputs[1]->dtype, "X1[si]"));
+  const char *q = round_to(e, ct, fmt(e, "%s / %s", xv, sv));
+  if (q_float_type(out)) {
+    if (out == DT_FLOAT4E2M1 && node_in(n, 2))
+      q = round_to(e, ct, fmt(e, "%s + (%s)%s", q, t, q_in(e, n, 2, "si")));
+    const char *code;
+    switch (out) {
+    case DT_FLOAT8E4M3FN: code = "onnxc_f_e4m3fn"; break;
+    case DT_FLOAT8E4M3FNUZ: code = "onnxc_f_e4m3fnuz"; break;
+    case DT_FLOAT8E5M2: code = "onnxc_f_e5m2"; break;
+    case DT_FLOAT8E5M2FNUZ: code = "onnxc_f_e5m2fnuz"; break;
+    default: code = NULL; break;
+    }
+    if (code) ep(e, "Y0[xi] = %s((float)%s, %d);", code, q, attr_i(n, "saturate", 1) != 0);
+    else ep(e, "%s", c_packed_or(e, out, "Y0", "xi", fmt(e, "onnxc_f_e2m1((float)%s)", q)));
+    return;
+  }
   double lo, hi;
   q_range(out, &lo, &hi);
-  ep(e, "double v = (double)rint%s(%s) + %s;", ct == DT_DOUBLE ? "" : "f",
-     round_to(e, ct, fmt(e, "%s / %s", xv, sv)), node_in(n, 2) ? "(double)X2[si]" : "0.0");
-  ep(e, "Y0[xi] = (%s)(v >= %.1f ? (v <= %.1f ? v : %.1f) : %.1f);", c_type(out), lo, hi, hi, lo);
+  ep(e, "double v = (double)rint%s(%s) + %s;", ct == DT_DOUBLE ? "" : "f", q,
+     node_in(n, 2) ? fmt(e, "(double)%s", q_in(e, n, 2, "si")) : "0.0");
+  if (dtype_is_packed(out))
+    ep(e, "%s", c_packed_or(e, out, "Y0", "xi", fmt(e, "(int)(v >= %.1f ? (v <= %.1f ? v : %.1f) : %.1f)", lo, hi, hi, lo)));
+  else
+    ep(e, "Y0[xi] = (%s)(v >= %.1f ? (v <= %.1f ? v : %.1f) : %.1f);", c_type(out), lo, hi, hi, lo);
 }
 
-static void quant_emit(Emit *e, Node *n) { q_loops(e, n, n->priv, quant_body); }
+static void quant_emit(Emit *e, Node *n) {
+  Value *y = n->outputs[0];
+  if (dtype_is_packed(y->dtype) && value_bytes(y)) ep(e, "memset(Y0, 0, %lld);", (long long)value_bytes(y));
+  q_loops(e, n, n->priv, quant_body);
+}
 
 static void quant_fold(Ctx *ctx, Node *n) {
   (void)ctx;
   const QGeom *g = n->priv;
   Value *x = n->inputs[0], *s = n->inputs[1], *zp = node_in(n, 2), *y = n->outputs[0];
-  double lo, hi;
-  q_range(y->dtype, &lo, &hi);
+  double lo = 0, hi = 0;
+  if (!q_float_type(y->dtype)) q_range(y->dtype, &lo, &hi);
   for (int64_t k = 0; k < value_numel(x); k++) {
     int64_t si = q_index(g, k);
     double q;
-    if (g->ct == DT_DOUBLE) q = rint(const_get_f(x, k) / const_get_f(s, si));
-    else q = rintf((float)fround(g->ct, (float)const_get_f(x, k) / (float)const_get_f(s, si)));
+    if (g->ct == DT_DOUBLE) q = const_get_f(x, k) / const_get_f(s, si);
+    else q = fround(g->ct, (float)const_get_f(x, k) / (float)const_get_f(s, si));
+    if (q_float_type(y->dtype)) {
+      if (y->dtype == DT_FLOAT4E2M1 && zp) q = g->ct == DT_DOUBLE ? q + const_get_f(zp, si) : fround(g->ct, (float)q + (float)const_get_f(zp, si));
+      small_set(y->dtype, y->data, k, small_from_float(y->dtype, (float)q, attr_i(n, "saturate", 1) != 0, SMALL_ROUND_UP));
+      continue;
+    }
+    q = g->ct == DT_DOUBLE ? rint(q) : rintf((float)q);
     double v = q + (zp ? (double)const_get_i(zp, si) : 0.0);
     const_set_i(y, k, (int64_t)(v >= lo ? (v <= hi ? v : hi) : lo));
   }
@@ -208,7 +259,7 @@ static void quant_fold(Ctx *ctx, Node *n) {
 static void dequant_infer(Ctx *ctx, Node *n) {
   require_inputs(ctx, n, 2, 3);
   Value *x = n->inputs[0], *s = n->inputs[1], *zp = node_in(n, 2);
-  if (!q_int_type(x->dtype) && x->dtype != DT_INT32) q_unsupported_type(ctx, n, x->dtype);
+  if (!q_int_type(x->dtype) && !q_float_type(x->dtype) && x->dtype != DT_INT32) q_unsupported_type(ctx, n, x->dtype);
   if (zp && zp->dtype != x->dtype) fail_node(ctx, n, "zero point type differs from x");
   if (!dtype_is_float(s->dtype)) fail_node(ctx, n, "x_scale must be a float tensor");
   int out = (int)attr_i(n, "output_dtype", 0);
@@ -223,7 +274,13 @@ static void dequant_infer(Ctx *ctx, Node *n) {
 static void dequant_body(Emit *e, Node *n, const QGeom *g) {
   int out = g->ct;
   const char *t = c_ctype(out);
-  const char *dx = node_in(n, 2) ? "(long long)X0[xi] - (long long)X2[si]" : "(long long)X0[xi]";
+  const char *dx;
+  if (q_float_type(n->inputs[0]->dtype)) /* float: the value itself, zero point ignored */
+    dx = fmt(e, "(float)%s", q_in(e, n, 0, "xi"));
+  else if (node_in(n, 2))
+    dx = fmt(e, "(long long)%s - (long long)%s", q_in(e, n, 0, "xi"), q_in(e, n, 2, "si"));
+  else
+    dx = fmt(e, "(long long)%s", q_in(e, n, 0, "xi"));
   ep(e, "Y0[xi] = %s;", c_store(e, out, fmt(e, "(%s)(%s) * (%s)%s", t, dx, t, c_load(e, n->inputs[1]->dtype, "X1[si]"))));
 }
 
@@ -235,8 +292,8 @@ static void dequant_fold(Ctx *ctx, Node *n) {
   Value *x = n->inputs[0], *s = n->inputs[1], *zp = node_in(n, 2), *y = n->outputs[0];
   for (int64_t k = 0; k < value_numel(x); k++) {
     int64_t si = q_index(g, k);
-    int64_t dx = const_get_i(x, k) - (zp ? const_get_i(zp, si) : 0);
-    if (g->ct == DT_DOUBLE) const_set_f(y, k, (double)dx * const_get_f(s, si));
+    double dx = q_float_type(x->dtype) ? const_get_f(x, k) : (double)(const_get_i(x, k) - (zp ? const_get_i(zp, si) : 0));
+    if (g->ct == DT_DOUBLE) const_set_f(y, k, dx * const_get_f(s, si));
     else const_set_f(y, k, (float)dx * (float)const_get_f(s, si));
   }
 }
@@ -688,9 +745,11 @@ static void qlconv_emit(Emit *e, Node *n) { conv_emit_loops(e, n, n->priv, 3, 2,
 
 static const OpDef quant_rows[] = {
     {"QuantizeLinear", "", 10, ONNXC_MAX_OPSET, 0, quant_infer, quant_fold, quant_emit, NULL,
-     "float, float16, bfloat16, double, int32 -> int8, uint8, int16, uint16", NULL},
+     "float, float16, bfloat16, double, int32 -> int8, uint8, int16, uint16, int4, uint4, int2, uint2, "
+     "float8 (4 kinds), float4e2m1", NULL},
     {"DequantizeLinear", "", 10, ONNXC_MAX_OPSET, 0, dequant_infer, dequant_fold, dequant_emit, NULL,
-     "int8, uint8, int16, uint16, int32 -> float, float16, bfloat16, double", NULL},
+     "int8, uint8, int16, uint16, int32, int4, uint4, int2, uint2, float8 (4 kinds), float4e2m1 -> "
+     "float, float16, bfloat16, double", NULL},
     {"DynamicQuantizeLinear", "", 11, ONNXC_MAX_OPSET, 0, dynq_infer, NULL, dynq_emit, NULL, "float -> uint8", NULL},
     {"MatMulInteger", "", 10, ONNXC_MAX_OPSET, 0, mmi_infer, NULL, mmi_emit, NULL, "int8, uint8 -> int32", NULL},
     {"QLinearMatMul", "", 10, ONNXC_MAX_OPSET, 0, qlmm_infer, NULL, qlmm_emit, qlmm_scratch,

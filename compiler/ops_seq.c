@@ -58,6 +58,9 @@ static const struct {
 };
 #define N_ACTS ((int)(sizeof act_table / sizeof act_table[0]))
 
+/* Time steps whose input projections x W^T are computed together, as one small GEMM. */
+#define RNN_CHUNK 8
+
 typedef struct RnnInfo {
   int kind;
   int G;                  /* gates: 1 RNN, 3 GRU, 4 LSTM */
@@ -211,8 +214,9 @@ static int64_t rnn_scratch(Ctx *ctx, Node *n) {
   (void)ctx;
   const RnnInfo *ri = n->priv;
   int64_t GH = ri->G * ri->H;
-  int64_t cnt = (ri->pre_w ? 0 : ri->I * GH) + (ri->pre_r ? 0 : ri->H * GH) + ri->B * GH; /* see rnn_emit */
-  if (ri->kind == K_GRU) cnt += ri->B * (GH + (ri->lbr ? 0 : ri->H));
+  int64_t TB = ri->S < RNN_CHUNK ? (ri->S > 0 ? ri->S : 1) : RNN_CHUNK;
+  int64_t cnt = (ri->pre_w ? 0 : ri->I * GH) + (ri->pre_r ? 0 : ri->H * GH) + TB * ri->B * GH + ri->B * GH;
+  if (ri->kind == K_GRU) cnt += ri->B * GH + (ri->lbr ? 0 : ri->B * ri->H); /* see rnn_emit */
   cnt += ri->B * ri->H * (ri->kind == K_LSTM ? 2 : 1);  /* hs, cs */
   int dt = n->inputs[0]->dtype;
   return cnt * (dt == DT_DOUBLE ? 8 : 4) + 16;
@@ -287,9 +291,27 @@ typedef struct StepCtx {
   bool hasSL;
 } StepCtx;
 
-/* Opens the loop over batch rows: rows whose sequence has ended are skipped; t is the time index
-   this step reads and writes, x the input row (each only when asked for). */
-static void emit_rows_open(Emit *e, const StepCtx *sc, bool need_t, bool need_x) {
+/* Emits the definition of t<r> (the time index row r reads at step `sv`) and x<r> (its input
+   row).  With sequence_lens, a finished row reads row 0 (its result is not used). */
+static void emit_x_row(Emit *e, const StepCtx *sc, const char *r, const char *br, const char *sv) {
+  const RnnInfo *ri = sc->ri;
+  const char *it = sc->it, *len = fmt(e, "%lld", (long long)ri->S);
+  if (sc->hasSL) {
+    ep(e, "const %s len%s = X4[%s] < %lld ? (%s)X4[%s] : %lld;", it, r, br, (long long)ri->S, it, br, (long long)ri->S);
+    len = fmt(e, "len%s", r);
+  }
+  const char *tv = ri->rev[sc->d] ? fmt(e, "%s - 1 - %s", len, sv) : sv;
+  if (sc->hasSL) ep(e, "const %s t%s = %s < %s ? %s : 0;", it, r, sv, len, tv);
+  else ep(e, "const %s t%s = %s;", it, r, tv);
+  if (ri->layout == 0)
+    ep(e, "const %s *x%s = X0 + (t%s * %lld + %s) * %lld;", sc->T, r, r, (long long)ri->B, br, (long long)ri->I);
+  else
+    ep(e, "const %s *x%s = X0 + (%s * %lld + t%s) * %lld;", sc->T, r, br, (long long)ri->S, r, (long long)ri->I);
+}
+
+/* Opens the loop over batch rows b of step s: finished rows (sequence_lens) are skipped; t is
+   the time index the step reads and writes (when asked for). */
+static void emit_rows_open(Emit *e, const StepCtx *sc, bool need_t) {
   const RnnInfo *ri = sc->ri;
   const char *it = sc->it;
   ep(e, "for (%s b = 0; b < %lld; b++) {", it, (long long)ri->B);
@@ -300,54 +322,56 @@ static void emit_rows_open(Emit *e, const StepCtx *sc, bool need_t, bool need_x)
     ep(e, "if (s >= len) continue;");
     len = "len";
   }
-  if (!need_t && !need_x) return;
+  if (!need_t) return;
   if (ri->rev[sc->d]) ep(e, "const %s t = %s - 1 - s;", it, len);
   else ep(e, "const %s t = s;", it);
-  if (!need_x) return;
-  if (ri->layout == 0) ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", sc->T, (long long)ri->B, (long long)ri->I);
-  else ep(e, "const %s *x = X0 + (b * %lld + t) * %lld;", sc->T, (long long)ri->S, (long long)ri->I);
 }
 
 /* One GEMV term: sum_k v[k] * mat[k * GH + off + j], v the row of batch entry b of `base`
-   ([B][K], compute type) or, when base is NULL, the input row x at this step's time index. */
+   ([B][K], compute type) or, when base is NULL, the input row x. */
 typedef struct GemvTerm { const char *base; int64_t K; const char *mat; int mdt; } GemvTerm;
 
-/* A block of nr batch rows (b0 ..) and w columns (j0 ..). */
-static void emit_gemv_block(Emit *e, const StepCtx *sc, const char *dst, int64_t b1, int64_t b2,
-                            const GemvTerm *t, int nt, int64_t GH, int64_t off, int64_t w, int nr) {
+/* Where a GEMV's rows come from and go. */
+typedef struct GemvSpec {
+  const char *dst;      /* output rows, GH apart */
+  int64_t b1, b2;       /* bias offsets in X3 added to every row, or -1 */
+  const char *src;      /* or: initial values, row (s - s0) * B + b of src */
+  bool chunk;           /* rows q are the (step, batch) pairs of the chunk at s0 (q = i * B + b)
+                           rather than the batch rows of step s */
+} GemvSpec;
+
+/* A block of nr rows (b0 ..) and w columns (j0 ..). */
+static void emit_gemv_block(Emit *e, const StepCtx *sc, const GemvSpec *gs, const GemvTerm *t, int nt,
+                            int64_t GH, int64_t off, int64_t w, int nr) {
   const RnnInfo *ri = sc->ri;
   int dt = sc->dt;
   const char *C = sc->C, *it = sc->it;
+  long long B = (long long)ri->B;
   for (int r = 0; r < nr; r++) {
-    ep(e, "const %s b%d = b0 + %d;", it, r, r);
+    const char *rs = fmt(e, "%d", r), *br = fmt(e, "br%d", r);
+    if (gs->chunk) {
+      ep(e, "const %s q%d = b0 + %d, br%d = q%d %% %lld, sr%d = s0 + q%d / %lld;", it, r, r, r, r, B, r, r, B);
+    } else {
+      ep(e, "const %s br%d = b0 + %d;", it, r, r);
+    }
     for (int i = 0; i < nt; i++) {
-      if (t[i].base) {
-        ep(e, "const %s *%s%d = %s + b%d * %lld;", C, t[i].base, r, t[i].base, r, (long long)t[i].K);
-        continue;
-      }
-      /* the input row; finished rows (sequence_lens) read row 0 and their result is unused */
-      const char *len = fmt(e, "%lld", (long long)ri->S);
-      if (sc->hasSL) {
-        ep(e, "const %s len%d = X4[b%d] < %lld ? (%s)X4[b%d] : %lld;", it, r, r, (long long)ri->S, it, r, (long long)ri->S);
-        len = fmt(e, "len%d", r);
-      }
-      const char *tv = ri->rev[sc->d] ? fmt(e, "%s - 1 - s", len) : "s";
-      if (sc->hasSL) ep(e, "const %s t%d = s < %s ? %s : 0;", it, r, len, tv);
-      else ep(e, "const %s t%d = %s;", it, r, tv);
-      if (ri->layout == 0)
-        ep(e, "const %s *x%d = X0 + (t%d * %lld + b%d) * %lld;", sc->T, r, r, (long long)ri->B, r, (long long)ri->I);
-      else
-        ep(e, "const %s *x%d = X0 + (b%d * %lld + t%d) * %lld;", sc->T, r, r, (long long)ri->S, r, (long long)ri->I);
+      if (t[i].base) ep(e, "const %s *%s%d = %s + br%d * %lld;", C, t[i].base, r, t[i].base, r, (long long)t[i].K);
+      else emit_x_row(e, sc, rs, br, gs->chunk ? fmt(e, "sr%d", r) : "s");
     }
   }
   const char *init = c_lit(e, dt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT, 0);
-  if (b1 >= 0) init = c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)b1));
-  if (b2 >= 0) init = fmt(e, "%s + %s", init, c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)b2)));
+  if (gs->b1 >= 0) init = c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)gs->b1));
+  if (gs->b2 >= 0) init = fmt(e, "%s + %s", init, c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)gs->b2)));
   ep(e, "%s acc[%d][%lld];", C, nr, (long long)w);
   ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
-  for (int r = 0; r < nr; r++) ep(e, "acc[%d][jj] = %s;", r, init);
+  for (int r = 0; r < nr; r++) {
+    if (gs->src)
+      ep(e, "acc[%d][jj] = %s[((s - s0) * %lld + br%d) * %lld + j0 + jj];", r, gs->src, B, r, (long long)GH);
+    else
+      ep(e, "acc[%d][jj] = %s;", r, init);
+  }
   ep(e, "}");
-  /* ku weight rows per pass (fewer with more batch rows, to stay within the registers) */
+  /* ku weight rows per pass (fewer with more rows, to stay within the registers) */
   int ku = nr >= 3 ? 2 : 4;
   for (int i = 0; i < nt; i++) {
     const char *vb = t[i].base ? t[i].base : "x";
@@ -377,20 +401,20 @@ static void emit_gemv_block(Emit *e, const StepCtx *sc, const char *dst, int64_t
     }
   }
   ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
-  for (int r = 0; r < nr; r++) ep(e, "%s[b%d * %lld + j0 + jj] = acc[%d][jj];", dst, r, (long long)GH, r);
+  for (int r = 0; r < nr; r++)
+    ep(e, "%s[%s%d * %lld + j0 + jj] = acc[%d][jj];", gs->dst, gs->chunk ? "q" : "br", r, (long long)GH, r);
   ep(e, "}");
 }
 
-/* dst[b][j] = X3[b1 + j] + X3[b2 + j] (each when >= 0) + the terms, for j < J and every batch
-   row b (dst rows are GH apart).  Output columns go in blocks of 32 held in a local accumulator
-   (it cannot alias, so the loops vectorize) for up to 4 batch rows at once, so that each
-   weight load feeds every row while the weight rows stream by contiguously. */
-static void emit_gemv(Emit *e, const StepCtx *sc, const char *dst, int64_t b1, int64_t b2, const GemvTerm *t,
-                      int nt, int64_t GH, int64_t off, int64_t J) {
+/* dst rows = bias or src rows + the terms, for j < J.  Output columns go in blocks of 32 held in
+   a local accumulator (it cannot alias, so the loops vectorize) for up to 4 rows at once, so
+   that each weight load feeds every row while the weight rows stream by contiguously. */
+static void emit_gemv(Emit *e, const StepCtx *sc, const GemvSpec *gs, const GemvTerm *t, int nt, int64_t GH,
+                      int64_t off, int64_t J) {
   int64_t CH = sc->dt == DT_DOUBLE ? 16 : 32, B = sc->ri->B;
   if (J < CH) CH = J;
   int64_t full = J / CH * CH;
-  int RB = B < 4 ? (int)B : 4;
+  int RB = gs->chunk || B >= 4 ? 4 : (int)B;
   int64_t bfull = B / RB * RB;
   for (int cb = 0; cb < 2; cb++) {
     int64_t wd = cb ? J - full : CH;
@@ -401,16 +425,27 @@ static void emit_gemv(Emit *e, const StepCtx *sc, const char *dst, int64_t b1, i
     } else {
       ep(e, "for (%s j0 = 0; j0 < %lld; j0 += %lld) {", sc->it, (long long)full, (long long)CH);
     }
-    for (int rb = 0; rb < 2; rb++) {
-      if (rb ? B == bfull : bfull == 0) continue;
-      if (rb) {
-        ep(e, "{");
-        ep(e, "const %s b0 = %lld;", sc->it, (long long)bfull);
-      } else {
-        ep(e, "for (%s b0 = 0; b0 < %lld; b0 += %d) {", sc->it, (long long)bfull, RB);
-      }
-      emit_gemv_block(e, sc, dst, b1, b2, t, nt, GH, off, wd, rb ? (int)(B - bfull) : RB);
+    if (gs->chunk) {
+      /* te * B rows (te: steps in this chunk) */
+      ep(e, "%s b0 = 0;", sc->it);
+      ep(e, "for (; b0 + %d <= te * %lld; b0 += %d) {", RB, (long long)B, RB);
+      emit_gemv_block(e, sc, gs, t, nt, GH, off, wd, RB);
       ep(e, "}");
+      ep(e, "for (; b0 < te * %lld; b0++) {", (long long)B);
+      emit_gemv_block(e, sc, gs, t, nt, GH, off, wd, 1);
+      ep(e, "}");
+    } else {
+      for (int rb = 0; rb < 2; rb++) {
+        if (rb ? B == bfull : bfull == 0) continue;
+        if (rb) {
+          ep(e, "{");
+          ep(e, "const %s b0 = %lld;", sc->it, (long long)bfull);
+        } else {
+          ep(e, "for (%s b0 = 0; b0 < %lld; b0 += %d) {", sc->it, (long long)bfull, RB);
+        }
+        emit_gemv_block(e, sc, gs, t, nt, GH, off, wd, rb ? (int)(B - bfull) : RB);
+        ep(e, "}");
+      }
     }
     ep(e, "}");
   }
@@ -431,13 +466,15 @@ static void rnn_emit(Emit *e, Node *n) {
   const char *it = big < 2000000000LL ? "int" : "long long";
   const char *zero = c_lit(e, ct, 0), *one = c_lit(e, ct, 1);
 
-  /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), ax [B][GH],
+  /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), gx [TB][B][GH], ax [B][GH],
      GRU: ah [B][GH], rh [B][H] (not with linear_before_reset); hs [B][H], LSTM: cs [B][H] */
+  int TB = S < RNN_CHUNK ? (int)(S > 0 ? S : 1) : RNN_CHUNK;
   int64_t es = ct == DT_DOUBLE ? 8 : 4, off = 0;
-  const char *bufs[7] = {"wt", "rt", "ax", "ah", "rh", "hs", "cs"};
-  int64_t lens[7] = {ri->pre_w ? 0 : I * GH, ri->pre_r ? 0 : H * GH, B * GH, ri->kind == K_GRU ? B * GH : 0,
-                     ri->kind == K_GRU && !ri->lbr ? B * H : 0, B * H, ri->kind == K_LSTM ? B * H : 0};
-  for (int k = 0; k < 7; k++) {
+  const char *bufs[8] = {"wt", "rt", "gx", "ax", "ah", "rh", "hs", "cs"};
+  int64_t lens[8] = {ri->pre_w ? 0 : I * GH, ri->pre_r ? 0 : H * GH, TB * B * GH, B * GH,
+                     ri->kind == K_GRU ? B * GH : 0, ri->kind == K_GRU && !ri->lbr ? B * H : 0, B * H,
+                     ri->kind == K_LSTM ? B * H : 0};
+  for (int k = 0; k < 8; k++) {
     if (!lens[k]) continue;
     ep(e, "%s *restrict %s = (%s *)(void *)(W + %lld);", C, bufs[k], C, (long long)off);
     off += lens[k] * es;
@@ -478,25 +515,33 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "cs[b * %lld + j] = %s;", (long long)H, hasC0 ? c_load(e, dt, fmt(e, "X6[%s + j]", hoff)) : zero);
     ep(e, "}");
     ep(e, "}");
-    ep(e, "for (%s s = 0; s < %lld; s++) {", it, (long long)S);
-    /* gate pre-activations: ax = x W^T (+ Wb) (+ h R^T + Rb except GRU); GRU: ah = h R^T (+ Rb) */
+    /* chunks of RNN_CHUNK steps: their input projections gx = x W^T + Wb (+ Rb except GRU)
+       first, then per step ax = gx + h R^T (+ Rb); GRU: ax = gx, ah = h R^T + Rb */
     long long boff = (long long)(d * 2 * GH);
     const char *wm = ri->pre_w ? fmt(e, "(X1 + %lld)", (long long)(d * I * GH)) : "wt";
     const char *rm = ri->pre_r ? fmt(e, "(X2 + %lld)", (long long)(d * H * GH)) : "rt";
     GemvTerm tx = {NULL, I, wm, ri->pre_w ? dt : ct};
     GemvTerm th = {"hs", H, rm, ri->pre_r ? dt : ct};
+    ep(e, "for (%s s0 = 0; s0 < %lld; s0 += %d) {", it, (long long)S, TB);
+    ep(e, "const %s te = %lld - s0 < %d ? %lld - s0 : %d;", it, (long long)S, TB, (long long)S, TB);
+    GemvSpec gx = {"gx", hasB ? boff : -1, hasB && ri->kind != K_GRU ? boff + GH : -1, NULL, true};
+    emit_gemv(e, &sc, &gx, &tx, 1, GH, 0, GH);
+    ep(e, "for (%s s = s0; s < s0 + te; s++) {", it);
+    const char *parow = fmt(e, "ax + b * %lld", (long long)GH);
     if (ri->kind != K_GRU) {
-      GemvTerm both[2] = {tx, th};
-      emit_gemv(e, &sc, "ax", hasB ? boff : -1, hasB ? boff + GH : -1, both, 2, GH, 0, GH);
+      GemvSpec ga = {"ax", -1, -1, "gx", false};
+      emit_gemv(e, &sc, &ga, &th, 1, GH, 0, GH);
     } else {
-      emit_gemv(e, &sc, "ax", hasB ? boff : -1, -1, &tx, 1, GH, 0, GH);
-      emit_gemv(e, &sc, "ah", hasB ? boff + GH : -1, -1, &th, 1, GH, 0, ri->lbr ? GH : 2 * H);
+      /* this step's gx rows go to ax: the gate loops then read at offsets the compiler can
+         tell apart from the state it writes, and vectorize */
+      ep(e, "for (%s q = 0; q < %lld; q++) ax[q] = gx[(s - s0) * %lld + q];", it, (long long)(B * GH), (long long)(B * GH));
+      GemvSpec gh = {"ah", hasB ? boff + GH : -1, -1, NULL, false};
+      emit_gemv(e, &sc, &gh, &th, 1, GH, 0, ri->lbr ? GH : 2 * H);
     }
     if (ri->kind == K_GRU && !ri->lbr) {
       /* h~ = g(x Wh + (r . h) Rh + Wbh + Rbh): r first, then the (r . h) Rh GEMV */
-      emit_rows_open(e, &sc, false, false);
-      ep(e, "const %s *pa = ax + b * %lld, *pg = ah + b * %lld, *h = hs + b * %lld;", C, (long long)GH, (long long)GH,
-         (long long)H);
+      emit_rows_open(e, &sc, false);
+      ep(e, "const %s *pa = %s, *pg = ah + b * %lld, *h = hs + b * %lld;", C, parow, (long long)GH, (long long)H);
       ep(e, "%s *pr = rh + b * %lld;", C, (long long)H);
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
       ep(e, "%s r = pa[%lld + j] + pg[%lld + j];", C, (long long)H, (long long)H);
@@ -505,12 +550,12 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "}");
       ep(e, "}");
       GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct};
-      emit_gemv(e, &sc, fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, &tr, 1, GH,
-                2 * H, H);
+      GemvSpec g2 = {fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, NULL, false};
+      emit_gemv(e, &sc, &g2, &tr, 1, GH, 2 * H, H);
     }
     /* gates, state update, Y */
-    emit_rows_open(e, &sc, hasY, false);
-    ep(e, "const %s *pa = ax + b * %lld;", C, (long long)GH);
+    emit_rows_open(e, &sc, hasY);
+    ep(e, "const %s *pa = %s;", C, parow);
     if (ri->kind == K_GRU) ep(e, "const %s *pg = ah + b * %lld;", C, (long long)GH);
     ep(e, "%s *h = hs + b * %lld;", C, (long long)H);
     if (ri->kind == K_LSTM) ep(e, "%s *c = cs + b * %lld;", C, (long long)H);
@@ -571,6 +616,7 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "for (%s j = 0; j < %lld; j++) y[j] = %s;", it, (long long)H, c_store(e, dt, "h[j]"));
       ep(e, "}");
     }
+    ep(e, "}");
     ep(e, "}");
     ep(e, "}");
     /* final states */

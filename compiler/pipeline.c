@@ -40,6 +40,83 @@ static char *default_prefix(Arena *a, const char *out_c) {
   return p;
 }
 
+/* Plans every order (or the one --order names) and keeps the smallest arena; ties go to the
+   earlier order in the list, so the result is deterministic. */
+static void plan_best_order(Ctx *ctx, Graph *g) {
+  int best = -1;
+  int64_t best_bytes = 0;
+  for (int i = 0; i < schedule_order_count(); i++) {
+    const char *name = schedule_order_name(i);
+    if (ctx->order_name && strcmp(ctx->order_name, name)) continue;
+    if (!schedule_graph_order(ctx, g, name)) continue;
+    plan_memory(ctx, g);
+    if (ctx->verbose > 1)
+      fprintf(stderr, "onnxc: order %-6s arena %lld bytes (live-bytes bound %lld)\n", name,
+              (long long)g->arena_bytes, (long long)g->live_bound);
+    if (best < 0 || g->arena_bytes < best_bytes) { best = i; best_bytes = g->arena_bytes; }
+  }
+  if (best < 0) {
+    if (ctx->order_name && !schedule_graph_order(ctx, g, ctx->order_name))
+      fail(ctx, "order '%s' does not apply to this graph (too many nodes)", ctx->order_name);
+    fail(ctx, "unknown order '%s' (model, dfs, kahn, greedy, beam)", ctx->order_name ? ctx->order_name : "");
+  }
+  ctx->order_name = schedule_order_name(best);
+  schedule_graph_order(ctx, g, ctx->order_name);
+  plan_memory(ctx, g);
+}
+
+/* Max over nodes of the intermediate bytes one node reads and writes (the per-node bound). */
+static int64_t per_node_bound(Graph *g) {
+  int64_t best = 0;
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    int64_t b = 0;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] && !n->inputs[k]->data && n->inputs[k]->kind == VAL_INTERMEDIATE && !n->inputs[k]->is_output)
+        b += value_bytes(n->inputs[k]);
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] && !n->outputs[k]->is_output) b += value_bytes(n->outputs[k]);
+    if (b > best) best = b;
+  }
+  return best;
+}
+
+static int64_t weights_bytes(Graph *g) {
+  int64_t w = 0;
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    if (!v->data) continue;
+    bool used = false;
+    for (int s = 0; s < g->sched.n && !used; s++) {
+      Node *n = g->sched.v[s];
+      for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] == v) used = true;
+    }
+    if (used || v->is_output) w += value_bytes(v);
+  }
+  return w;
+}
+
+static void write_reports(Ctx *ctx, const CompileOptions *opt) {
+  Graph *g = ctx->graph;
+  if (opt->memory_report) {
+    FILE *f = fopen(opt->memory_report, "w");
+    if (!f) fail(ctx, "cannot write '%s'", opt->memory_report);
+    plan_report_json(ctx, g, f, weights_bytes(g), per_node_bound(g));
+    fclose(f);
+  }
+  if (opt->memory_svg) {
+    FILE *f = fopen(opt->memory_svg, "w");
+    if (!f) fail(ctx, "cannot write '%s'", opt->memory_svg);
+    plan_report_svg(ctx, g, f);
+    fclose(f);
+  }
+  if (ctx->verbose)
+    fprintf(stderr, "onnxc: %s: %d nodes, order %s, arena %lld bytes (live-bytes bound %lld, per-node bound %lld), weights %lld bytes\n",
+            ctx->file, g->sched.n, ctx->order_name, (long long)g->arena_bytes, (long long)g->live_bound,
+            (long long)per_node_bound(g), (long long)weights_bytes(g));
+}
+
 static bool valid_ident(const char *s) {
   if (!*s || (*s >= '0' && *s <= '9')) return false;
   for (; *s; s++)
@@ -75,7 +152,10 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->file = opt->model_path;
   ctx->verbose = opt->verbose;
   ctx->dump_ir = opt->dump_ir;
-  ctx->align = 16;
+  ctx->align = opt->align ? opt->align : 16;
+  ctx->order_name = opt->order;
+  ctx->no_alias = opt->no_alias;
+  ctx->canary = opt->canary;
   volatile int status = 0;
   if (setjmp(ctx->fail_jmp)) {
     snprintf(err, errlen, "%s", ctx->err);
@@ -84,6 +164,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   }
   ctx->model_dir = dirname_of(&ctx->arena, opt->model_path);
   ctx->prefix = opt->name ? opt->name : default_prefix(&ctx->arena, opt->out_c);
+  if (ctx->align < 1 || (ctx->align & (ctx->align - 1)) || ctx->align > 4096)
+    fail(ctx, "--align must be a power of two between 1 and 4096");
   if (!valid_ident(ctx->prefix))
     fail(ctx, "the symbol prefix '%s' is not a C identifier (use --name)", ctx->prefix);
   parse_options(ctx, opt);
@@ -96,8 +178,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   dump(ctx, "infer");
   eliminate_dead(ctx, ctx->graph);
   dump(ctx, "dce");
-  schedule_graph(ctx, ctx->graph);
-  plan_memory(ctx, ctx->graph);
+  plan_best_order(ctx, ctx->graph);
+  write_reports(ctx, opt);
 
   size_t n = strlen(opt->out_c);
   char *h_path = arena_alloc(&ctx->arena, n + 3);
@@ -105,9 +187,6 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (n > 2 && strcmp(opt->out_c + n - 2, ".c") == 0) strcpy(h_path + n - 2, ".h");
   else strcpy(h_path + n, ".h");
   emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
-  if (ctx->verbose)
-    fprintf(stderr, "onnxc: %s: %d nodes, arena %lld bytes\n", opt->model_path, ctx->graph->sched.n,
-            (long long)ctx->graph->arena_bytes);
 done:
   if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);
   arena_free_all(&ctx->arena);

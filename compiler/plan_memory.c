@@ -1,14 +1,25 @@
 /*
- * plan_memory.c - liveness and arena offsets.
+ * plan_memory.c - liveness, aliasing and arena offsets for one schedule.
  *
- * Every value that is neither a constant, a graph input nor a graph output lives in the arena.
- * Views (rows flagged OPF_VIEW: Reshape, Flatten, Squeeze, Unsqueeze, Identity) whose input is
- * an arena value share that value's storage; the root's live range is stretched to cover the
- * view's uses.  A node's scratch is a buffer live during that node's step only.
+ * Every value that is neither a constant, a graph input nor a graph output lives in the arena
+ * (in a subgraph, its inputs and outputs do too, live over the whole body).  Three kinds of
+ * aliasing lower the live-bytes bound itself before any offset is chosen:
+ *   views     Reshape/Flatten/Squeeze/Unsqueeze/Identity (OPF_VIEW) share their input's bytes;
+ *             Split along the outermost non-trivial axis gives views at offsets of its input;
+ *   in place  an elementwise op (OPF_INPLACE) writes over an input of the same byte size whose
+ *             storage nobody reads after this node (decided in schedule order);
+ *   concat    when Concat joins along its outermost non-trivial axis, its producers write
+ *             straight into the slices of its output (all inputs or none).
+ * An aliased value belongs to its root's buffer; the root's live range is the union of its
+ * members'.  Nodes whose outputs are all views of their inputs, or whose inputs all already sit
+ * in their output, are elided (no code).
  *
- * Offsets use greedy-by-size: buffers sorted by size (largest first) are placed one by one at
- * the lowest offset where they overlap no already-placed buffer whose live range intersects
- * theirs (Pisarchyk & Lee 2020).  plan_check() verifies the result pairwise.
+ * Offsets: greedy by size (Pisarchyk & Lee 2020) -- buffers sorted largest first, each placed at
+ * the best-fitting (or first-fitting) gap among placed buffers whose live ranges intersect its
+ * own; both variants run and the smaller wins.  When the result is above the live-bytes lower
+ * bound of this schedule, a deterministic hill-climb perturbs the placement order (swaps) and
+ * keeps improvements (the idea of TVM's USMP).  plan_check() proves the result: no two buffers
+ * live at the same step share a byte.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,45 +33,117 @@ typedef struct Buffer {
   Node *node;     /* scratch owner */
 } Buffer;
 
-static bool in_arena(const Graph *g, const Value *v) {
-  if (!v || v->data || v->alias_of || !value_is_local(g, v)) return false;
-  if (g->is_sub) return true; /* body inputs/outputs live in the body's arena */
+static bool local_arena_value(const Graph *g, const Value *v) {
+  if (!v || v->data || !value_is_local(g, v)) return false;
+  if (g->is_sub) return true;
   return v->kind == VAL_INTERMEDIATE && !v->is_output;
 }
+
+static bool in_arena(const Graph *g, const Value *v) { return local_arena_value(g, v) && !v->alias_of; }
 
 static Value *root_of(Value *v) {
   while (v->alias_of) v = v->alias_of;
   return v;
 }
 
-static int cmp_size_desc(const void *a, const void *b) {
-  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
-  if (x->size != y->size) return x->size > y->size ? -1 : 1;
-  if (x->first != y->first) return x->first < y->first ? -1 : 1;
-  return 0;
+static int64_t alias_base(Value *v) {
+  int64_t off = 0;
+  while (v->alias_of) { off += v->alias_offset; v = v->alias_of; }
+  return off;
 }
 
-static int cmp_offset(const void *a, const void *b) {
-  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
+/* ---- aliasing ------------------------------------------------------------------------------ */
+
+static void set_alias(Value *v, Value *target, int64_t offset, int kind) {
+  v->alias_of = target;
+  v->alias_offset = offset;
+  v->alias_kind = kind;
 }
 
-void plan_memory(Ctx *ctx, Graph *g) {
-  int64_t align = (int64_t)(ctx->align ? ctx->align : 16);
+/* Product of dims before axis: 1 means each slice along axis is one contiguous block. */
+static int64_t outer_count(const Value *v, int axis) {
+  int64_t o = 1;
+  for (int d = 0; d < axis && d < v->rank; d++) o *= v->dims[d];
+  return o;
+}
+
+static void plan_views(Ctx *ctx, Graph *g) {
   PtrVec *sched = &g->sched;
-  /* views */
   for (int s = 0; s < sched->n; s++) {
     Node *n = sched->v[s];
     Value *in = node_in(n, 0), *out = node_out(n, 0);
-    if (!(n->def->flags & OPF_VIEW) || !in || !out) continue;
-    if (out->is_output || in->data || value_bytes(in) != value_bytes(out)) continue;
-    if (!value_is_local(g, in) || !value_is_local(g, out)) continue;
-    if ((in->kind == VAL_INPUT && !g->is_sub) || in_arena(g, in) || in->alias_of || (in->is_output && !g->is_sub)) {
-      out->alias_of = in;
-      out->alias_offset = 0;
+    if (!in || !out || !value_is_local(g, out) || out->is_output) continue;
+    bool in_ok = !in->data && value_is_local(g, in) &&
+                 ((in->kind == VAL_INPUT && !g->is_sub) || local_arena_value(g, in) || (in->is_output && !g->is_sub));
+    if (!in_ok) continue;
+    if (n->def->flags & OPF_VIEW) {
+      if (value_bytes(in) != value_bytes(out) || n->n_outputs != 1) continue;
+      set_alias(out, in, 0, ALIAS_VIEW);
+      n->elided = true;
+    } else if (!strcmp(n->op_type, "Split") && !*n->domain) {
+      int axis = (int)attr_i(n, "axis", 0);
+      if (axis < 0) axis += in->rank;
+      if (axis < 0 || axis >= in->rank || outer_count(in, axis) != 1) continue;
+      bool ok = true;
+      for (int k = 0; k < n->n_outputs; k++) {
+        Value *o = n->outputs[k];
+        if (o && (o->is_output || !value_is_local(g, o) || !local_arena_value(g, o))) ok = false;
+      }
+      if (!ok) continue;
+      int64_t off = 0;
+      for (int k = 0; k < n->n_outputs; k++) {
+        Value *o = n->outputs[k];
+        if (o) set_alias(o, in, off, ALIAS_VIEW);
+        off += o ? value_bytes(o) : 0;
+      }
+      if (off != value_bytes(in)) { /* outputs do not tile the input: undo */
+        for (int k = 0; k < n->n_outputs; k++)
+          if (n->outputs[k]) set_alias(n->outputs[k], NULL, 0, ALIAS_NONE);
+        continue;
+      }
+      n->elided = true;
     }
   }
-  /* live ranges */
+  (void)ctx;
+}
+
+/* Concat whose producers can write into its output's slices. */
+static void plan_concat(Ctx *ctx, Graph *g) {
+  PtrVec *sched = &g->sched;
+  for (int s = 0; s < sched->n; s++) {
+    Node *n = sched->v[s];
+    if (strcmp(n->op_type, "Concat") || *n->domain) continue;
+    Value *out = node_out(n, 0);
+    if (!in_arena(g, out) || n->n_inputs < 2) continue;
+    int axis = (int)attr_i(n, "axis", 0);
+    if (axis < 0) axis += out->rank;
+    if (axis < 0 || axis >= out->rank || outer_count(out, axis) != 1) continue;
+    bool ok = true;
+    for (int k = 0; k < n->n_inputs && ok; k++) {
+      Value *v = n->inputs[k];
+      if (!v || !in_arena(g, v) || v->kind != VAL_INTERMEDIATE || !v->producer || v->producer->step >= s ||
+          v->producer->elided)
+        ok = false;
+      for (int j = 0; j < k && ok; j++)
+        if (n->inputs[j] == v) ok = false;
+      /* values that are themselves targets of aliases stay where they are */
+      for (int i = 0; i < g->values.n && ok; i++)
+        if (((Value *)g->values.v[i])->alias_of == v) ok = false;
+    }
+    if (!ok) continue;
+    int64_t off = 0;
+    for (int k = 0; k < n->n_inputs; k++) {
+      set_alias(n->inputs[k], out, off, ALIAS_CONCAT);
+      off += value_bytes(n->inputs[k]);
+    }
+    n->elided = true;
+  }
+  (void)ctx;
+}
+
+/* Live range of every root, including the uses of all values aliased to it. */
+static void live_ranges(Graph *g) {
+  PtrVec *sched = &g->sched;
   for (int i = 0; i < g->values.n; i++) {
     Value *v = g->values.v[i];
     v->first = v->last = -1;
@@ -70,9 +153,7 @@ void plan_memory(Ctx *ctx, Graph *g) {
   }
   if (g->is_sub)
     for (int i = 0; i < g->outputs.n; i++) {
-      Value *v = g->outputs.v[i];
-      Value *r = v;
-      while (r->alias_of) r = r->alias_of;
+      Value *r = root_of(g->outputs.v[i]);
       if (value_is_local(g, r)) {
         if (r->first < 0) r->first = 0;
         r->last = sched->n;
@@ -84,7 +165,7 @@ void plan_memory(Ctx *ctx, Graph *g) {
       Value *v = n->outputs[k];
       if (!v) continue;
       Value *r = root_of(v);
-      if (r->first < 0) r->first = s;
+      if (r->first < 0 || r->first > s) r->first = s;
       if (r->last < s) r->last = s;
     }
     for (int k = 0; k < n->n_inputs; k++) {
@@ -95,11 +176,106 @@ void plan_memory(Ctx *ctx, Graph *g) {
       if (r->first < 0) r->first = s;
     }
   }
-  /* buffers */
+}
+
+/* In-place elementwise ops, decided in schedule order on the current live ranges. */
+static void plan_inplace(Ctx *ctx, Graph *g) {
+  PtrVec *sched = &g->sched;
+  for (int s = 0; s < sched->n; s++) {
+    Node *n = sched->v[s];
+    Value *out = node_out(n, 0);
+    if (!(n->def->flags & OPF_INPLACE) || n->elided || !in_arena(g, out) || n->n_outputs != 1) continue;
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *in = n->inputs[k];
+      if (!in || !local_arena_value(g, in) || in->kind != VAL_INTERMEDIATE) continue;
+      if (value_bytes(in) != value_bytes(out) || !same_shape(in, out) || in->dtype != out->dtype) continue;
+      Value *r = root_of(in);
+      if (!in_arena(g, r) || r->last != s) continue;
+      /* the input must occupy its root exactly (not a slice of a bigger buffer) */
+      if (alias_base(in) != 0 || value_bytes(r) != value_bytes(in)) continue;
+      bool twice = false;
+      for (int j = 0; j < n->n_inputs; j++)
+        if (j != k && n->inputs[j] && root_of(n->inputs[j]) == r) twice = true;
+      if (twice) continue;
+      set_alias(out, in, 0, ALIAS_INPLACE);
+      /* stretch the root over the new member's uses */
+      live_ranges(g);
+      break;
+    }
+  }
+  (void)ctx;
+}
+
+/* ---- offsets ------------------------------------------------------------------------------- */
+
+static int cmp_size_desc(const void *a, const void *b) {
+  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  if (x->first != y->first) return x->first < y->first ? -1 : 1;
+  return x->last < y->last ? -1 : x->last > y->last;
+}
+
+static int cmp_offset(const void *a, const void *b) {
+  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Places buffers in the given order; returns the arena size. */
+static int64_t place(Buffer **order, int nb, bool best_fit, Buffer **scratch) {
+  int64_t total = 0;
+  for (int i = 0; i < nb; i++) {
+    Buffer *b = order[i];
+    int nov = 0;
+    for (int j = 0; j < i; j++)
+      if (order[j]->first <= b->last && b->first <= order[j]->last) scratch[nov++] = order[j];
+    qsort(scratch, (size_t)nov, sizeof *scratch, cmp_offset);
+    int64_t off = 0, best = -1, best_gap = INT64_MAX;
+    for (int j = 0; j < nov; j++) {
+      int64_t gap = scratch[j]->offset - off;
+      if (gap >= b->size) {
+        if (!best_fit) { best = off; break; }
+        if (gap < best_gap) { best = off; best_gap = gap; }
+      }
+      if (scratch[j]->offset + scratch[j]->size > off) off = scratch[j]->offset + scratch[j]->size;
+    }
+    b->offset = best >= 0 ? best : off;
+    if (b->offset + b->size > total) total = b->offset + b->size;
+  }
+  return total;
+}
+
+static int64_t live_bound(Buffer *bufs, int nb, int steps) {
+  int64_t best = 0;
+  for (int s = 0; s <= steps; s++) {
+    int64_t live = 0;
+    for (int i = 0; i < nb; i++)
+      if (bufs[i].first <= s && s <= bufs[i].last) live += bufs[i].size;
+    if (live > best) best = live;
+  }
+  return best;
+}
+
+void plan_memory(Ctx *ctx, Graph *g) {
+  int64_t align = (int64_t)(ctx->align ? ctx->align : 16);
+  PtrVec *sched = &g->sched;
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    if (value_is_local(g, v)) set_alias(v, NULL, 0, ALIAS_NONE);
+  }
+  for (int s = 0; s < sched->n; s++) ((Node *)sched->v[s])->elided = false;
+  if (!ctx->no_alias) {
+    plan_views(ctx, g);
+    plan_concat(ctx, g);
+  }
+  live_ranges(g);
+  if (!ctx->no_alias) plan_inplace(ctx, g);
+
   int nb = 0;
   Buffer *bufs = calloc((size_t)(g->values.n + sched->n + 1), sizeof(Buffer));
   Buffer **order = calloc((size_t)(g->values.n + sched->n + 1), sizeof(Buffer *));
-  if (!bufs || !order) abort();
+  Buffer **best_order = calloc((size_t)(g->values.n + sched->n + 1), sizeof(Buffer *));
+  Buffer **tmp = calloc((size_t)(g->values.n + sched->n + 1), sizeof(Buffer *));
+  if (!bufs || !order || !best_order || !tmp) abort();
   for (int i = 0; i < g->values.n; i++) {
     Value *v = g->values.v[i];
     if (!in_arena(g, v) || v->first < 0) continue;
@@ -112,7 +288,7 @@ void plan_memory(Ctx *ctx, Graph *g) {
   }
   for (int s = 0; s < sched->n; s++) {
     Node *n = sched->v[s];
-    n->scratch_bytes = n->def->scratch ? n->def->scratch(ctx, n) : 0;
+    n->scratch_bytes = n->def->scratch && !n->elided ? n->def->scratch(ctx, n) : 0;
     n->scratch_offset = -1;
     if (n->scratch_bytes <= 0) continue;
     Buffer *b = &bufs[nb++];
@@ -120,51 +296,60 @@ void plan_memory(Ctx *ctx, Graph *g) {
     b->first = b->last = s;
     b->node = n;
   }
+  g->live_bound = live_bound(bufs, nb, sched->n);
   for (int i = 0; i < nb; i++) order[i] = &bufs[i];
   qsort(order, (size_t)nb, sizeof *order, cmp_size_desc);
-  /* greedy by size: lowest gap among placed, time-overlapping buffers */
-  Buffer **placed = calloc((size_t)nb + 1, sizeof(Buffer *));
-  if (!placed) abort();
-  int np = 0;
-  int64_t total = 0;
-  for (int i = 0; i < nb; i++) {
-    Buffer *b = order[i];
-    int nov = 0;
-    Buffer **ov = calloc((size_t)np + 1, sizeof(Buffer *));
-    if (!ov) abort();
-    for (int j = 0; j < np; j++)
-      if (placed[j]->first <= b->last && b->first <= placed[j]->last) ov[nov++] = placed[j];
-    qsort(ov, (size_t)nov, sizeof *ov, cmp_offset);
-    int64_t off = 0, best = -1, best_gap = INT64_MAX;
-    for (int j = 0; j < nov; j++) {
-      int64_t gap = ov[j]->offset - off;
-      if (gap >= b->size && gap < best_gap) { best = off; best_gap = gap; }
-      if (ov[j]->offset + ov[j]->size > off) off = ov[j]->offset + ov[j]->size;
+  /* best of best-fit and first-fit, then hill-climb on the placement order */
+  int64_t best = place(order, nb, true, tmp);
+  bool best_bf = true;
+  int64_t ff = place(order, nb, false, tmp);
+  if (ff < best) { best = ff; best_bf = false; }
+  memcpy(best_order, order, sizeof(Buffer *) * (size_t)nb);
+  if (best > g->live_bound && nb > 1) {
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    int iters = nb < 64 ? 400 : (nb < 512 ? 200 : 50);
+    for (int it = 0; it < iters && best > g->live_bound; it++) {
+      memcpy(order, best_order, sizeof(Buffer *) * (size_t)nb);
+      rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+      int i = (int)(rng % (uint64_t)nb), j = (int)((rng >> 32) % (uint64_t)nb);
+      Buffer *t = order[i]; order[i] = order[j]; order[j] = t;
+      int64_t r1 = place(order, nb, true, tmp), r2 = place(order, nb, false, tmp);
+      int64_t r = r1 < r2 ? r1 : r2;
+      if (r < best) {
+        best = r;
+        best_bf = r1 <= r2;
+        memcpy(best_order, order, sizeof(Buffer *) * (size_t)nb);
+      }
     }
-    b->offset = best >= 0 ? best : off;
-    free(ov);
-    placed[np++] = b;
-    if (b->offset + b->size > total) total = b->offset + b->size;
   }
+  int64_t total = place(best_order, nb, best_bf, tmp);
+  CHECK(total == best);
   for (int i = 0; i < nb; i++) {
     if (bufs[i].value) bufs[i].value->offset = bufs[i].offset;
     else bufs[i].node->scratch_offset = bufs[i].offset;
   }
   g->arena_bytes = total;
-  free(placed);
+  free(tmp);
+  free(best_order);
   free(order);
   free(bufs);
   plan_check(ctx, g);
 }
 
-/* Proves the plan: no two arena buffers that are live at the same step share a byte. */
+/* Proves the plan: no two arena buffers that are live at the same step share a byte, every
+   buffer lies inside the arena, and every alias lies inside its root. */
 void plan_check(Ctx *ctx, Graph *g) {
+  (void)ctx;
   PtrVec *sched = &g->sched;
   int n = 0;
   Buffer *b = calloc((size_t)(g->values.n + sched->n + 1), sizeof(Buffer));
   if (!b) abort();
   for (int i = 0; i < g->values.n; i++) {
     Value *v = g->values.v[i];
+    if (v->alias_of) {
+      Value *r = root_of(v);
+      CHECK(alias_base(v) >= 0 && alias_base(v) + value_bytes(v) <= value_bytes(r));
+    }
     if (!in_arena(g, v) || v->first < 0) continue;
     b[n++] = (Buffer){value_bytes(v), v->offset, v->first, v->last, v, NULL};
   }
@@ -181,4 +366,115 @@ void plan_check(Ctx *ctx, Graph *g) {
     }
   }
   free(b);
+}
+
+/* Bytes live at step s (roots only; scratch included). */
+int64_t plan_live_at(Graph *g, int s) {
+  int64_t live = 0;
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    if (in_arena(g, v) && v->first <= s && s <= v->last) live += value_bytes(v);
+  }
+  Node *n = s < g->sched.n ? g->sched.v[s] : NULL;
+  if (n && n->scratch_bytes > 0) live += n->scratch_bytes;
+  return live;
+}
+
+/* ---- reports ------------------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 32) fprintf(f, "\\u%04x", (unsigned char)*s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void plan_report_json(Ctx *ctx, Graph *g, FILE *f, int64_t weights_bytes, int64_t node_bound) {
+  fprintf(f, "{\n  \"model\": ");
+  json_str(f, ctx->file);
+  fprintf(f, ",\n  \"order\": \"%s\",\n  \"align\": %zu,\n", ctx->order_name ? ctx->order_name : "model", ctx->align);
+  fprintf(f, "  \"totals\": {\"arena\": %lld, \"bound\": %lld, \"per_node_bound\": %lld, \"weights\": %lld, \"steps\": %d},\n",
+          (long long)g->arena_bytes, (long long)g->live_bound, (long long)node_bound, (long long)weights_bytes, g->sched.n);
+  fprintf(f, "  \"tensors\": [");
+  bool first = true;
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    if (!local_arena_value(g, v) || root_of(v)->first < 0) continue;
+    Value *r = root_of(v);
+    fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+    json_str(f, v->name);
+    fprintf(f, ", \"bytes\": %lld, \"offset\": %lld, \"first\": %d, \"last\": %d, \"alias_of\": ", (long long)value_bytes(v),
+            (long long)(r->offset + alias_base(v)), v->alias_of ? v->producer ? v->producer->step : r->first : v->first,
+            r->last);
+    if (v->alias_of) {
+      json_str(f, r->name);
+      static const char *kinds[] = {"none", "view", "inplace", "concat"};
+      fprintf(f, ", \"alias_kind\": \"%s\"", kinds[v->alias_kind]);
+    } else {
+      fprintf(f, "null");
+    }
+    fprintf(f, "}");
+    first = false;
+  }
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    if (n->scratch_bytes <= 0) continue;
+    fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+    json_str(f, arena_printf(&ctx->arena, "%s:scratch", n->name));
+    fprintf(f, ", \"bytes\": %lld, \"offset\": %lld, \"first\": %d, \"last\": %d, \"alias_of\": null}",
+            (long long)n->scratch_bytes, (long long)n->scratch_offset, s, s);
+    first = false;
+  }
+  fprintf(f, "\n  ]\n}\n");
+}
+
+/* The plan as a picture: time across, addresses up, one rectangle per buffer. */
+void plan_report_svg(Ctx *ctx, Graph *g, FILE *f) {
+  const double W = 1200, H = 700, ml = 80, mb = 40, mt = 30, mr = 20;
+  int steps = g->sched.n > 0 ? g->sched.n : 1;
+  double total = g->arena_bytes > 0 ? (double)g->arena_bytes : 1;
+  double sx = (W - ml - mr) / steps, sy = (H - mt - mb) / total;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"10\">\n", W, H);
+  fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+  fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\">", ml);
+  for (const char *p = ctx->file; *p; p++) fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){*p, 0}, f);
+  fprintf(f, ": arena %lld bytes, live-bytes bound %lld, %d steps</text>\n", (long long)g->arena_bytes,
+          (long long)g->live_bound, g->sched.n);
+  fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", ml, H - mb, W - mr, H - mb);
+  fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", ml, mt, ml, H - mb);
+  fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">step (schedule order)</text>\n", (W - ml) / 2, H - 10);
+  fprintf(f, "<text x=\"4\" y=\"%.0f\">%lld</text><text x=\"4\" y=\"%.0f\">0</text>\n", mt + 10, (long long)g->arena_bytes, H - mb);
+  int k = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < (pass ? g->sched.n : g->values.n); i++) {
+      int64_t size, off;
+      int first, last;
+      const char *name;
+      if (!pass) {
+        Value *v = g->values.v[i];
+        if (!in_arena(g, v) || v->first < 0) continue;
+        size = value_bytes(v); off = v->offset; first = v->first; last = v->last; name = v->name;
+      } else {
+        Node *n = g->sched.v[i];
+        if (n->scratch_bytes <= 0) continue;
+        size = n->scratch_bytes; off = n->scratch_offset; first = last = i; name = "scratch";
+      }
+      double x = ml + first * sx, w = (last - first + 1) * sx, h = size * sy, y = H - mb - (off + size) * sy;
+      unsigned hue = (unsigned)(k++ * 47) % 360;
+      fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"hsl(%u,60%%,70%%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>",
+              x, y, w, h > 0.5 ? h : 0.5, hue);
+      for (const char *p = name; *p; p++) fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){*p, 0}, f);
+      fprintf(f, ": %lld bytes at %lld, steps %d-%d</title></rect>\n", (long long)size, (long long)off, first, last);
+      if (h > 11 && w > 40) {
+        fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" clip-path=\"none\">", x + 2, y + h / 2 + 3);
+        int c = 0;
+        for (const char *p = name; *p && c < (int)(w / 6); p++, c++)
+          fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){*p, 0}, f);
+        fprintf(f, "</text>\n");
+      }
+    }
+  fprintf(f, "</svg>\n");
 }

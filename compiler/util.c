@@ -4,12 +4,17 @@
  * fail() is how a user error leaves the library: it formats "onnxc: error: FILE: what" into the
  * context and jumps back to onnxc_compile(), which returns the status to the CLI.  Nothing in
  * the library prints or exits on a user error.
+ *
+ * The small element types (float8, float4e2m1, float8e8m0, int4/uint4, int2/uint2) share their
+ * conversions with generated code: templates/common.h is included here, so a folded constant
+ * and a run-time result are computed by the same functions.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "onnxc.h"
+#include "../templates/common.h"
 
 static _Noreturn void vfail(Ctx *ctx, const Node *n, const char *fmt, va_list ap) {
   char msg[768];
@@ -49,8 +54,28 @@ size_t dtype_size(int dt) {
   case DT_UINT16: case DT_INT16: case DT_FLOAT16: case DT_BFLOAT16: return 2;
   case DT_INT64: case DT_DOUBLE: case DT_UINT64: return 8;
   case DT_STRING: return sizeof(char *);
+  case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+  case DT_FLOAT8E8M0: return 1;
   default: return 0;
   }
+}
+
+int dtype_bits(int dt) {
+  switch (dt) {
+  case DT_UINT4: case DT_INT4: case DT_FLOAT4E2M1: return 4;
+  case DT_UINT2: case DT_INT2: return 2;
+  default: return (int)dtype_size(dt) * 8;
+  }
+}
+
+bool dtype_is_small(int dt) { return dt >= DT_FLOAT8E4M3FN && dt <= DT_INT2; }
+
+bool dtype_is_packed(int dt) {
+  return dt == DT_UINT4 || dt == DT_INT4 || dt == DT_FLOAT4E2M1 || dt == DT_UINT2 || dt == DT_INT2;
+}
+
+bool dtype_is_small_float(int dt) {
+  return dtype_is_small(dt) && dt != DT_UINT4 && dt != DT_INT4 && dt != DT_UINT2 && dt != DT_INT2;
 }
 
 const char *dtype_name(int dt) {
@@ -58,7 +83,8 @@ const char *dtype_name(int dt) {
                                 "int32", "int64", "string", "bool", "float16", "double",
                                 "uint32", "uint64", "complex64", "complex128", "bfloat16",
                                 "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
-                                "uint4", "int4", "float4e2m1"};
+                                "uint4", "int4", "float4e2m1", "float8e8m0", "uint2", "int2",
+                                "float6e2m3", "float6e3m2"};
   if (dt >= 0 && dt < (int)(sizeof names / sizeof names[0])) return names[dt];
   return "unknown";
 }
@@ -85,7 +111,11 @@ int64_t value_numel(const Value *v) {
   return n;
 }
 
-int64_t value_bytes(const Value *v) { return value_numel(v) * (int64_t)dtype_size(v->dtype); }
+int64_t value_bytes(const Value *v) {
+  int bits = dtype_bits(v->dtype);
+  if (bits % 8 == 0) return value_numel(v) * (bits / 8);
+  return (value_numel(v) * bits + 7) / 8;
+}
 
 void value_set_shape(Value *v, int dtype, int rank, const int64_t *dims) {
   CHECK(rank >= 0 && rank <= ONNXC_MAX_RANK);
@@ -177,8 +207,57 @@ uint16_t float_to_bf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
+/* ---- small types ---------------------------------------------------------------------- */
+
+double small_to_double(int dt, unsigned c) {
+  switch (dt) {
+  case DT_FLOAT8E4M3FN: return onnxc_e4m3fn_f(c);
+  case DT_FLOAT8E4M3FNUZ: return onnxc_e4m3fnuz_f(c);
+  case DT_FLOAT8E5M2: return onnxc_e5m2_f(c);
+  case DT_FLOAT8E5M2FNUZ: return onnxc_e5m2fnuz_f(c);
+  case DT_FLOAT4E2M1: return onnxc_e2m1_f(c);
+  case DT_FLOAT8E8M0: return onnxc_e8m0_f(c);
+  case DT_UINT4: case DT_UINT2: return c;
+  case DT_INT4: return onnxc_i4(c);
+  case DT_INT2: return onnxc_i2(c);
+  default: unreachable("small_to_double: dtype");
+  }
+}
+
+unsigned small_from_float(int dt, float x, int sat, int mode) {
+  switch (dt) {
+  case DT_FLOAT8E4M3FN: return onnxc_f_e4m3fn(x, sat);
+  case DT_FLOAT8E4M3FNUZ: return onnxc_f_e4m3fnuz(x, sat);
+  case DT_FLOAT8E5M2: return onnxc_f_e5m2(x, sat);
+  case DT_FLOAT8E5M2FNUZ: return onnxc_f_e5m2fnuz(x, sat);
+  case DT_FLOAT4E2M1: return onnxc_f_e2m1(x);
+  case DT_FLOAT8E8M0: return onnxc_f_e8m0(x, sat, mode);
+  case DT_UINT4: case DT_INT4: return (unsigned)(onnxc_f2wrap(x) & 0xf);
+  case DT_UINT2: case DT_INT2: return (unsigned)(onnxc_f2wrap(x) & 0x3);
+  default: unreachable("small_from_float: dtype");
+  }
+}
+
+unsigned small_get(int dt, const void *data, int64_t i) {
+  const uint8_t *p = data;
+  int bits = dtype_bits(dt);
+  if (bits == 8) return p[i];
+  int per = 8 / bits;
+  return (unsigned)(p[i / per] >> (bits * (int)(i % per))) & ((1u << bits) - 1u);
+}
+
+void small_set(int dt, void *data, int64_t i, unsigned code) {
+  uint8_t *p = data;
+  int bits = dtype_bits(dt);
+  if (bits == 8) { p[i] = (uint8_t)code; return; }
+  int per = 8 / bits, sh = bits * (int)(i % per);
+  unsigned mask = ((1u << bits) - 1u) << sh;
+  p[i / per] = (uint8_t)((p[i / per] & ~mask) | ((code << sh) & mask));
+}
+
 double const_get_f(const Value *v, int64_t i) {
   const void *d = v->data;
+  if (dtype_is_small(v->dtype)) return small_to_double(v->dtype, small_get(v->dtype, d, i));
   switch (v->dtype) {
   case DT_FLOAT: return ((const float *)d)[i];
   case DT_DOUBLE: return ((const double *)d)[i];
@@ -199,6 +278,8 @@ double const_get_f(const Value *v, int64_t i) {
 int64_t const_get_i(const Value *v, int64_t i) {
   const void *d = v->data;
   switch (v->dtype) {
+  case DT_UINT4: case DT_INT4: case DT_UINT2: case DT_INT2:
+    return (int64_t)small_to_double(v->dtype, small_get(v->dtype, d, i));
   case DT_INT64: return ((const int64_t *)d)[i];
   case DT_UINT64: return (int64_t)((const uint64_t *)d)[i];
   case DT_INT32: return ((const int32_t *)d)[i];
@@ -219,6 +300,14 @@ int64_t const_get_i(const Value *v, int64_t i) {
 
 void const_set_f(Value *v, int64_t i, double x) {
   void *d = v->data;
+  if (dtype_is_small_float(v->dtype)) { /* Cast's defaults: saturate, E8M0 rounds up */
+    small_set(v->dtype, d, i, small_from_float(v->dtype, (float)x, 1, SMALL_ROUND_UP));
+    return;
+  }
+  if (dtype_is_small(v->dtype)) { /* int4 / int2: truncate and wrap */
+    small_set(v->dtype, d, i, (unsigned)(onnxc_f2wrap(x) & (v->dtype == DT_UINT4 || v->dtype == DT_INT4 ? 0xf : 0x3)));
+    return;
+  }
   switch (v->dtype) {
   case DT_FLOAT: ((float *)d)[i] = (float)x; break;
   case DT_DOUBLE: ((double *)d)[i] = x; break;
@@ -232,6 +321,8 @@ void const_set_f(Value *v, int64_t i, double x) {
 void const_set_i(Value *v, int64_t i, int64_t x) {
   void *d = v->data;
   switch (v->dtype) {
+  case DT_UINT4: case DT_INT4: small_set(v->dtype, d, i, (unsigned)(x & 0xf)); break;
+  case DT_UINT2: case DT_INT2: small_set(v->dtype, d, i, (unsigned)(x & 0x3)); break;
   case DT_INT64: ((int64_t *)d)[i] = x; break;
   case DT_UINT64: ((uint64_t *)d)[i] = (uint64_t)x; break;
   case DT_INT32: ((int32_t *)d)[i] = (int32_t)x; break;

@@ -85,3 +85,114 @@ ONNXC_MAYBE_UNUSED static inline unsigned long long onnxc_f2i_u(double x) {
   if (x >= 18446744073709551615.0) return 18446744073709551615ULL;
   return (unsigned long long)x;
 }
+
+/* ONNX small element types, one element's code at a time.  8-bit floats are stored one per
+   byte; int4/uint4/float4e2m1 two per byte and int2/uint2 four per byte, low bits first.
+   Float codes follow the ONNX reference (ml_dtypes): round to nearest even; `sat` clamps
+   finite overflow and infinities to the largest finite value (Cast saturate=1), otherwise
+   overflow gives inf (e5m2) or NaN (e4m3fn, the FNUZ types).  FNUZ types have no negative zero
+   and one NaN, 0x80.  float4e2m1 always saturates and, like ml_dtypes, maps NaN to a zero
+   of the opposite sign.
+   kind: 0 = e4m3fn, 1 = IEEE-like e5m2, 2 = FNUZ, 3 = float4e2m1 (4-bit code). */
+ONNXC_MAYBE_UNUSED static inline float onnxc_small2f(unsigned c, int mb, int bias, int kind) {
+  const int nb = kind == 3 ? 4 : 8, eb = nb - 1 - mb;
+  const unsigned sign = (c >> (nb - 1)) & 1u, mag = c & ((1u << (nb - 1)) - 1u);
+  const unsigned ex = mag >> mb, man = mag & ((1u << mb) - 1u);
+  uint32_t bits;
+  float f;
+  if ((kind == 0 && mag == 0x7fu) || (kind == 2 && c == 0x80u) ||
+      (kind == 1 && ex == (1u << eb) - 1u && man)) {
+    bits = sign << 31 | 0x7fc00000u;
+  } else if (kind == 1 && ex == (1u << eb) - 1u) {
+    bits = sign << 31 | 0x7f800000u;
+  } else if (ex == 0) { /* subnormal: man * 2^(1 - bias - mb) */
+    bits = (uint32_t)(127 + 1 - bias - mb) << 23;
+    memcpy(&f, &bits, 4);
+    f *= (float)man;
+    return sign ? -f : f;
+  } else {
+    bits = sign << 31 | (uint32_t)((int)ex - bias + 127) << 23 | man << (23 - mb);
+  }
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+ONNXC_MAYBE_UNUSED static inline unsigned onnxc_f2small(float x, int mb, int bias, int kind, int sat) {
+  const unsigned nb = kind == 3 ? 4u : 8u;
+  const unsigned maxc = kind == 0 ? 0x7eu : (kind == 1 ? 0x7bu : (kind == 2 ? 0x7fu : 0x7u));
+  const unsigned ovf = kind == 0 ? 0x7fu : (kind == 1 ? 0x7cu : 0x80u);
+  uint32_t b, ax, m24, q, rem, half;
+  unsigned sb, code;
+  int e, emin = 1 - bias, shift;
+  memcpy(&b, &x, 4);
+  sb = (unsigned)(b >> 31) << (nb - 1);
+  ax = b & 0x7fffffffu;
+  if (ax > 0x7f800000u) /* NaN */
+    return kind == 0 ? (sb | 0x7fu) : (kind == 1 ? (sb | 0x7eu) : (kind == 2 ? 0x80u : (sb ^ 0x8u)));
+  if (ax == 0x7f800000u) /* infinity */
+    return (sat || kind == 3) ? (sb | maxc) : (kind == 2 ? 0x80u : (sb | ovf));
+  if (ax < 0x00800000u) return kind == 2 ? 0u : sb; /* float subnormals round to zero */
+  e = (int)(ax >> 23) - 127;
+  if (e > 16) {
+    code = maxc + 1u;
+  } else {
+    m24 = (ax & 0x7fffffu) | 0x800000u;
+    shift = 23 - mb + (e < emin ? emin - e : 0);
+    if (shift > 24) {
+      q = 0;
+    } else {
+      q = m24 >> shift;
+      rem = m24 & ((1u << shift) - 1u);
+      half = 1u << (shift - 1);
+      if (rem > half || (rem == half && (q & 1u))) q++;
+    }
+    code = e < emin ? q : ((unsigned)(e + bias) << mb) + q - (1u << mb);
+  }
+  if (code > maxc) {
+    if (sat || kind == 3) code = maxc;
+    else return kind == 2 ? 0x80u : (sb | ovf);
+  }
+  if (code == 0 && kind == 2) return 0u;
+  return sb | code;
+}
+
+#define onnxc_e4m3fn_f(c) onnxc_small2f((c), 3, 7, 0)
+#define onnxc_e4m3fnuz_f(c) onnxc_small2f((c), 3, 8, 2)
+#define onnxc_e5m2_f(c) onnxc_small2f((c), 2, 15, 1)
+#define onnxc_e5m2fnuz_f(c) onnxc_small2f((c), 2, 16, 2)
+#define onnxc_e2m1_f(c) onnxc_small2f((c), 1, 1, 3)
+#define onnxc_f_e4m3fn(x, sat) ((uint8_t)onnxc_f2small((x), 3, 7, 0, (sat)))
+#define onnxc_f_e4m3fnuz(x, sat) ((uint8_t)onnxc_f2small((x), 3, 8, 2, (sat)))
+#define onnxc_f_e5m2(x, sat) ((uint8_t)onnxc_f2small((x), 2, 15, 1, (sat)))
+#define onnxc_f_e5m2fnuz(x, sat) ((uint8_t)onnxc_f2small((x), 2, 16, 2, (sat)))
+#define onnxc_f_e2m1(x) ((uint8_t)onnxc_f2small((x), 1, 1, 3, 1))
+
+/* float8e8m0: a power of two 2^(c - 127); 0xff is NaN.  From float as the ONNX reference
+   does it: the sign is dropped, NaN/inf give 0xff; mode 0 rounds up (any fraction bumps the
+   exponent), 1 rounds down, 2 to nearest; `sat` keeps 0xfe from rounding into 0xff. */
+ONNXC_MAYBE_UNUSED static inline float onnxc_e8m0_f(unsigned c) {
+  uint32_t bits = c == 0xffu ? 0x7fc00000u : (c == 0 ? 0x00400000u : (uint32_t)c << 23);
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+ONNXC_MAYBE_UNUSED static inline uint8_t onnxc_f_e8m0(float x, int sat, int mode) {
+  uint32_t b, ex;
+  int up = 0;
+  memcpy(&b, &x, 4);
+  ex = (b >> 23) & 0xffu;
+  if (ex == 0xffu) return 0xff;
+  if (mode == 0) up = (b & 0x7fffffu) != 0;
+  else if (mode == 2) up = (b & 0x400000u) && ((b & 0x200000u) || (b & 0x1fffffu) || ex > 0);
+  if (up && !(sat && ex == 0xfeu)) ex++;
+  return (uint8_t)ex;
+}
+
+/* int4/int2 codes to int (two's complement); float -> integer code: truncation toward zero,
+   then the low bits (wrap-around), 0 for NaN and infinities, as the reference's astype. */
+#define onnxc_i4(c) (((int)(c) ^ 8) - 8)
+#define onnxc_i2(c) (((int)(c) ^ 2) - 2)
+ONNXC_MAYBE_UNUSED static inline long long onnxc_f2wrap(double x) {
+  return (x > -9.2e18 && x < 9.2e18) ? (long long)x : 0;
+}

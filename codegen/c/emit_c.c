@@ -504,9 +504,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_puts(e->out, "}\n\n");
 }
 
-static bool emit_skipped(const Node *n) {
-  return (n->def->flags & OPF_VIEW) && n->outputs[0] && n->outputs[0]->alias_of;
-}
+static bool emit_skipped(const Node *n) { return n->elided; }
 
 /* Emits the node functions of g, those of nested subgraphs first (C has no nested functions). */
 static void emit_node_fns(Emit *e, Graph *g) {
@@ -522,6 +520,27 @@ static void emit_node_fns(Emit *e, Graph *g) {
     e->node = saved;
     e->indent = saved_indent;
   }
+}
+
+/* --canary: after step s, overwrite every arena byte that no buffer live across the boundary
+   to step s+1 owns.  Kernels must never read bytes they did not write, so outputs stay equal. */
+static void emit_canary(Emit *e, Graph *g, int s) {
+  int64_t n = g->arena_bytes;
+  unsigned char *live = calloc((size_t)n, 1);
+  if (!live) abort();
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    if (v->alias_of || v->offset < 0 || v->first > s || v->last <= s) continue;
+    memset(live + v->offset, 1, (size_t)value_bytes(v));
+  }
+  for (int64_t a = 0; a < n;) {
+    if (live[a]) { a++; continue; }
+    int64_t b = a;
+    while (b < n && !live[b]) b++;
+    ep(e, "memset(A + %lld, 0xA5, %lld);", (long long)a, (long long)(b - a));
+    a = b;
+  }
+  free(live);
 }
 
 /* Emits, at the current indentation, the calls that run g's schedule. */
@@ -560,6 +579,7 @@ static void emit_calls(Emit *e, const Env *env) {
                n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
     ep(e, "%s", call.p);
     buf_free(&call);
+    if (e->ctx->canary && !env->owner && g->arena_bytes > 0) emit_canary(e, g, s);
   }
 }
 

@@ -10,7 +10,8 @@ Inputs that a model needs at compile time (a Reshape shape, a TopK k, ... given 
 inputs in the test) are bound with --const-input from the data set being run: onnxc names
 them in its error, and the runner retries with them bound, once per data set.
 
-Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools exact.
+Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools exact; the small
+types (float8, float4, float8e8m0, int4/uint4, int2/uint2) exact by element code.
 
 Prints one line per case and closes with 'N passed, N failed'.  With --ratchet FILE the exit
 status is non-zero when a case listed in FILE fails; --update-ratchet rewrites FILE with the
@@ -36,12 +37,36 @@ CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1"]
 RTOL, ATOL = 1e-3, 1e-4
 
 
+# ONNX small element types: 8-bit floats one code per byte, 4-bit and 2-bit types packed
+# (low bits first), exactly as the generated code stores them.  Their outputs are compared
+# by element code (exact: NaN patterns and signed zeros count).
+SMALL_BITS = {17: 8, 18: 8, 19: 8, 20: 8, 24: 8, 21: 4, 22: 4, 23: 4, 25: 2, 26: 2}
+
+
 def np_dtype(elem_type):
+    if elem_type in SMALL_BITS:
+        return np.uint8
     return {
         1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
         7: np.int64, 9: np.uint8, 10: np.uint16, 11: np.float64, 12: np.uint32, 13: np.uint64,
         16: np.uint16,
     }.get(elem_type)
+
+
+def small_codes(raw, elem_type, dims):
+    """Element codes (uint8, one per element) of stored small-type bytes."""
+    bits = SMALL_BITS[elem_type]
+    n = int(np.prod(dims, dtype=np.int64))
+    if len(raw) * 8 < n * bits:
+        raise ValueError(f"{len(raw)} bytes hold fewer than {n} {bits}-bit elements")
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if bits == 8:
+        return data[:n].reshape(dims)
+    per = 8 // bits
+    codes = np.empty(data.size * per, dtype=np.uint8)
+    for k in range(per):
+        codes[k::per] = (data >> (k * bits)) & ((1 << bits) - 1)
+    return codes[:n].reshape(dims)
 
 
 def tensor_bytes(t):
@@ -50,6 +75,13 @@ def tensor_bytes(t):
         if t.raw_data:
             return t.raw_data
         return np.array(t.int32_data, dtype=np.uint16).tobytes()
+    if t.data_type in SMALL_BITS:  # stored bytes (packed for 4/2-bit types), either field
+        n = int(np.prod(t.dims, dtype=np.int64))
+        nbytes = (n * SMALL_BITS[t.data_type] + 7) // 8
+        data = t.raw_data if t.HasField("raw_data") else np.array(t.int32_data, dtype=np.uint32).astype(np.uint8).tobytes()
+        if len(data) < nbytes:
+            raise ValueError(f"tensor {t.name}: {len(data)} bytes for {n} elements")
+        return bytes(data[:nbytes])
     arr = numpy_helper.to_array(t)
     if t.data_type == 9:
         arr = arr.astype(np.uint8)
@@ -57,7 +89,10 @@ def tensor_bytes(t):
 
 
 def to_compare(t):
-    """A numpy array to compare against: float16/bfloat16 widened to float32."""
+    """A numpy array to compare against: float16/bfloat16 widened to float32, small types as
+    element codes."""
+    if t.data_type in SMALL_BITS:
+        return small_codes(tensor_bytes(t), t.data_type, tuple(t.dims))
     if t.data_type == 10:
         return numpy_helper.to_array(t).astype(np.float32)
     if t.data_type == 16:
@@ -68,6 +103,8 @@ def to_compare(t):
 
 
 def decode_output(raw, elem_type, dims):
+    if elem_type in SMALL_BITS:
+        return small_codes(raw, elem_type, dims)
     dt = np_dtype(elem_type)
     arr = np.frombuffer(raw, dtype=dt).reshape(dims)
     if elem_type == 10:
@@ -79,6 +116,7 @@ def decode_output(raw, elem_type, dims):
     return arr
 
 
+EXTRA_FLAGS = []  # --flag: extra onnxc flags for every case
 MAX_REL_ERR = None  # --max-rel-err: norm-wise relative error instead of elementwise tolerance
 
 
@@ -169,7 +207,7 @@ def run_case(case_dir, tools, keep):
                 if built_for == key:
                     break
                 c_path = os.path.join(work, "model.c")
-                cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"]
+                cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + EXTRA_FLAGS
                 for k, v in const.items():
                     cmd += ["--const-input", f"{k}={v}"]
                 rc, msg = run_cmd(cmd)
@@ -241,6 +279,7 @@ def main():
     ap.add_argument("--max-rel-err", type=float, default=None,
                     help="compare floats by max|got-want|/max|want| instead of rtol/atol")
     ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
+    ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable)")
     args = ap.parse_args()
 
     cases = []
@@ -252,8 +291,9 @@ def main():
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, os.path.basename(c))]
 
-    global MAX_REL_ERR
+    global MAX_REL_ERR, EXTRA_FLAGS
     MAX_REL_ERR = args.max_rel_err
+    EXTRA_FLAGS = list(args.flag)
     build = os.path.abspath(args.build)
     onnxc = os.path.abspath(args.onnxc) if args.onnxc else os.path.join(build, "onnxc")
     rt_lib = os.path.join(build, "libonnxc_rt.a")
