@@ -70,6 +70,7 @@ Node *graph_new_node(Ctx *ctx, Graph *g, const char *op_type, const char *name, 
   n->opset = ctx->opset;
   n->n_inputs = n_in;
   n->n_explicit = n_in;
+  n->scratch_cap = -1;
   n->n_outputs = n_out;
   n->inputs = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n_in + 1));
   n->outputs = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n_out + 1));

@@ -127,6 +127,8 @@ struct Node {
   bool dead;
   bool elided;            /* the plan made it a no-op (views, concat in place) */
   void *priv;             /* op-private data set by the shape rule for the emitter */
+  int64_t scratch_cap;    /* most scratch the plan can give this node, -1: no limit (kernels
+                             with several forms pick one that fits) */
   int64_t scratch_bytes;  /* from OpDef.scratch, planned in the arena */
   int64_t scratch_offset;
   int step;               /* position in the schedule */
@@ -311,6 +313,7 @@ bool schedule_graph_order(Ctx *ctx, Graph *g, const char *order);
 int schedule_order_count(void);
 const char *schedule_order_name(int i);
 int64_t plan_live_at(Graph *g, int step);
+int64_t plan_largest_gap(Graph *g, int step);
 void plan_report_json(Ctx *ctx, Graph *g, FILE *f, int64_t weights_bytes, int64_t node_bound);
 void plan_report_svg(Ctx *ctx, Graph *g, FILE *f);
 /* plan_memory.c: sets offsets and g->arena_bytes.  For a subgraph, its inputs and outputs get

@@ -275,6 +275,15 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->out[i] != g->in[i]) ci->pointwise = false;
   ci->direct = ci->Cg == 1 && ci->Mg < 4 && !ci->pointwise;
   ci->wide = ci->direct && r <= 2;
+  /* the planner's scratch cap (memory-lean plans): forms whose scratch does not fit fall back
+     to smaller im2col tiles, then to direct loops that need none */
+  int64_t cap = n->scratch_cap, es = (int64_t)dtype_size(x->dtype);
+  if (ci->wide && cap >= 0) {
+    int64_t need_w = ci->g.out[r - 1] * ci->g.s[r - 1] + (ci->g.k[r - 1] - 1) * ci->g.d[r - 1] + 1 + ci->g.pb[r - 1] + ci->g.in[r - 1];
+    int64_t need_h = ci->g.out[0] * ci->g.s[0] + (ci->g.k[0] - 1) * ci->g.d[0] + 1 + ci->g.pb[0] + ci->g.in[0];
+    if (2 * need_w * need_h * es > cap) ci->wide = false; /* generous estimate of the plane */
+  }
+  if (!ci->pointwise && !ci->direct && cap >= 0 && ci->Cg * ci->KP * g->out[r - 1] * es > cap) ci->direct = true;
   if (ci->wide) {
     /* depthwise: zero-padded input plane, outputs computed on rows of WW >= OW columns so
        that each kernel tap is one contiguous loop: yw[j] += w * plane[SW * j + tap offset] */
@@ -297,6 +306,8 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   }
   int64_t per_row = ci->Cg * ci->KP * g->out[r - 1];
   ci->TR = TILE_ELEMS / (per_row ? per_row : 1);
+  if (n->scratch_cap >= 0 && per_row && ci->TR * per_row * (int64_t)dtype_size(n->inputs[0]->dtype) > n->scratch_cap)
+    ci->TR = n->scratch_cap / (per_row * (int64_t)dtype_size(n->inputs[0]->dtype));
   if (ci->TR < 1) ci->TR = 1;
   if (ci->TR > ci->ROWS) ci->TR = ci->ROWS;
 }
@@ -453,21 +464,24 @@ static void conv_emit(Emit *e, Node *n) {
     ep(e, "}");
     ep(e, "}");
   } else if (ci.direct) {
-    /* one input channel per group: accumulate whole output rows per kernel tap */
+    /* accumulate whole output rows per input channel and kernel tap (no scratch) */
     loop(e, "m", ci.Mg);
-    ep(e, "const %s *wm = wg + m * %lld;", T, LL(ci.KP));
+    loop(e, "c", ci.Cg);
+    ep(e, "const %s *wm = wg + (m * %lld + c) * %lld;", T, LL(ci.Cg), LL(ci.KP));
+    ep(e, "const %s *xc = xg + c * %lld;", T, LL(ci.IHW));
     ep(e, "%s *ym = yg + m * %lld;", T, LL(ci.OHW));
     emit_kernel_loops(e, g);
     ep(e, "const %s wv = wm[%s];", T, kernel_index(e, g));
     emit_row_range(e, g, fmt(e, "k%d", l));
     ep(e, "for (%s rr = 0; rr < %lld; rr++) {", IT, LL(ci.ROWS));
     emit_outer_coords(e, g);
-    ep(e, "const %s *restrict xr = xg + xo;", T);
+    ep(e, "const %s *restrict xr = xc + xo;", T);
     ep(e, "%s *restrict yr = ym + rr * %lld;", T, LL(OW));
     if (g->s[l] == 1) ep(e, "for (%s ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow + off];", IT);
     else ep(e, "for (%s ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow * %lld + off];", IT, LL(g->s[l]));
     ep(e, "}");
     for (int d = 0; d < r; d++) ep(e, "}");
+    ep(e, "}");
     ep(e, "}");
   } else {
     /* im2col of TR output rows, then GEMM into those rows */

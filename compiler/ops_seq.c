@@ -2,14 +2,19 @@
  * ops_seq.c - recurrent layers (RNN, GRU, LSTM) and the ops whose output shape depends on data
  * (NonZero, Compress, Unique, NonMaxSuppression).
  *
- * Recurrent kernels run one direction after the other.  For each, W and R are transposed into
- * scratch once ([I][G*H] and [H][G*H], converted to the compute type), so every gate GEMV of
- * every time step runs i-k-j over contiguous weight rows: acc[j] += x[k] * Wt[k][j].  The
- * time loop is outside the batch loop so that sequence_lens can shorten single batch rows
- * (reverse direction starts at len-1; Y rows past len are zero).  Activations (with
- * activation_alpha/beta consumed in order by the functions that take them, as onnxruntime
- * does), clip (applied to the gate pre-activations, not to the cell state before h()),
- * input_forget, linear_before_reset and layout are baked into the emitted code.
+ * Recurrent kernels run one direction after the other.  Weights are used transposed
+ * ([I][G*H], [H][G*H]) so that every gate GEMV runs i-k-j over contiguous weight rows:
+ * constant W / R are transposed at compile time (the node's inputs are swapped for the
+ * transposed copies), run-time ones into scratch.  Steps go in chunks of RNN_CHUNK: the chunk's
+ * input projections x W^T are one small GEMM (rows = step x batch pairs), then each step adds
+ * h R^T.  The GEMV/GEMM kernel keeps 32 output columns of up to 4 rows in a local accumulator
+ * (no aliasing, so it vectorizes at -O2) and unrolls the reduction over 2-4 weight rows.  The
+ * gate loops compute float Sigmoid/Tanh with an inline exp (no libm call, no float compares)
+ * so they vectorize too.  sequence_lens shortens single batch rows (reverse starts at len-1;
+ * Y rows past len are zero; an empty row gives zero final states, as onnxruntime does).
+ * Activations (activation_alpha/beta consumed in order by the functions that take them, as
+ * onnxruntime does), clip (applied to the gate pre-activations, not to the cell state before
+ * h()), input_forget, linear_before_reset and layout are baked into the emitted code.
  *
  * Data-dependent ops: the shape rule sets `dynamic` with the compile-time upper bound, and the
  * kernel writes the actual dims through D<k> and packs its data row-major for them.  When the
@@ -651,8 +656,11 @@ static const char *nz_expr(Emit *e, int dt, const char *x) {
   return fmt(e, "(%s != 0)", x);
 }
 
-static void require_plain_type(Ctx *ctx, const Node *n, const Value *v) {
-  if (v->dtype == DT_STRING || !c_type(v->dtype) || !dtype_size(v->dtype))
+/* Numeric and bool element types; with `bytes_only`, also the one-byte small types (whose
+   elements are only moved). */
+static void require_plain_type(Ctx *ctx, const Node *n, const Value *v, bool bytes_only) {
+  if (v->dtype == DT_STRING || dtype_is_packed(v->dtype) || !dtype_size(v->dtype) || !c_type(v->dtype) ||
+      (!bytes_only && dtype_is_small(v->dtype)))
     fail_node(ctx, n, "element type %s is not supported", dtype_name(v->dtype));
 }
 
@@ -661,7 +669,7 @@ static void require_plain_type(Ctx *ctx, const Node *n, const Value *v) {
 static void nonzero_infer(Ctx *ctx, Node *n) {
   require_inputs(ctx, n, 1, 1);
   Value *x = n->inputs[0], *y = n->outputs[0];
-  require_plain_type(ctx, n, x);
+  require_plain_type(ctx, n, x, false);
   int64_t cnt = value_numel(x);
   if (x->data) {
     cnt = 0;
@@ -732,7 +740,7 @@ typedef struct CompressInfo {
 static void compress_infer(Ctx *ctx, Node *n) {
   require_inputs(ctx, n, 2, 2);
   Value *x = n->inputs[0], *cond = n->inputs[1], *y = n->outputs[0];
-  require_plain_type(ctx, n, x);
+  require_plain_type(ctx, n, x, true);
   if (cond->dtype != DT_BOOL) fail_node(ctx, n, "condition must be bool");
   if (cond->rank != 1) fail_node(ctx, n, "condition must have rank 1");
   CompressInfo *ci = arena_alloc(&ctx->arena, sizeof *ci);
@@ -895,7 +903,7 @@ static void unique_const(Ctx *ctx, const Value *x, UniqueInfo *ui) {
 static void unique_infer(Ctx *ctx, Node *n) {
   require_inputs(ctx, n, 1, 1);
   Value *x = n->inputs[0];
-  require_plain_type(ctx, n, x);
+  require_plain_type(ctx, n, x, false);
   if (x->dtype == DT_BOOL) fail_node(ctx, n, "element type bool is not supported");
   if (n->n_outputs > 4) fail_node(ctx, n, "too many outputs");
   UniqueInfo *ui = arena_alloc(&ctx->arena, sizeof *ui);

@@ -63,6 +63,56 @@ static void plan_best_order(Ctx *ctx, Graph *g) {
   ctx->order_name = schedule_order_name(best);
   schedule_graph_order(ctx, g, ctx->order_name);
   plan_memory(ctx, g);
+  /* Memory-lean kernels: a node's scratch may use only the slack its step leaves below the
+     peak of live tensors; kernels with several forms (im2col tiles, direct loops) pick one that
+     fits.  Kept when the arena shrinks. */
+  int64_t before = g->arena_bytes, peak = 0;
+  int64_t *live = calloc((size_t)g->sched.n + 1, sizeof(int64_t));
+  if (!live) abort();
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    live[s] = plan_live_at(g, s) - (n->scratch_bytes > 0 ? n->scratch_bytes : 0);
+    if (live[s] > peak) peak = live[s];
+  }
+  bool any = false;
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    if (n->scratch_bytes > 0 && n->scratch_bytes > peak - live[s]) {
+      n->scratch_cap = peak - live[s];
+      any = true;
+    }
+  }
+  free(live);
+  if (any) {
+    plan_memory(ctx, g);
+    if (g->arena_bytes >= before) {
+      for (int s = 0; s < g->sched.n; s++) ((Node *)g->sched.v[s])->scratch_cap = -1;
+      plan_memory(ctx, g);
+    }
+  }
+  /* Then fit each scratch into the largest gap its step has in the current placement. */
+  for (int iter = 0; iter < 3 && g->arena_bytes > g->live_bound; iter++) {
+    int64_t cur = g->arena_bytes;
+    int64_t *saved = calloc((size_t)g->sched.n + 1, sizeof(int64_t));
+    if (!saved) abort();
+    bool changed = false;
+    for (int s = 0; s < g->sched.n; s++) {
+      Node *n = g->sched.v[s];
+      saved[s] = n->scratch_cap;
+      if (n->scratch_bytes <= 0) continue;
+      int64_t gap = plan_largest_gap(g, s);
+      if (gap < n->scratch_bytes) { n->scratch_cap = gap; changed = true; }
+    }
+    if (!changed) { free(saved); break; }
+    plan_memory(ctx, g);
+    if (g->arena_bytes >= cur) {
+      for (int s = 0; s < g->sched.n; s++) ((Node *)g->sched.v[s])->scratch_cap = saved[s];
+      plan_memory(ctx, g);
+      free(saved);
+      break;
+    }
+    free(saved);
+  }
 }
 
 /* Max over nodes of the intermediate bytes one node reads and writes (the per-node bound). */

@@ -215,6 +215,34 @@ static int cmp_size_desc(const void *a, const void *b) {
   return x->last < y->last ? -1 : x->last > y->last;
 }
 
+static int cmp_area_desc(const void *a, const void *b) {
+  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
+  int64_t ax = x->size * (x->last - x->first + 1), ay = y->size * (y->last - y->first + 1);
+  if (ax != ay) return ax > ay ? -1 : 1;
+  return cmp_size_desc(a, b);
+}
+
+static int cmp_life_desc(const void *a, const void *b) {
+  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
+  int lx = x->last - x->first, ly = y->last - y->first;
+  if (lx != ly) return lx > ly ? -1 : 1;
+  return cmp_size_desc(a, b);
+}
+
+static int cmp_first(const void *a, const void *b) {
+  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
+  if (x->first != y->first) return x->first < y->first ? -1 : 1;
+  return cmp_size_desc(a, b);
+}
+
+/* Tensors first, scratch after, each by size: the tensors' placement does not depend on the
+   scratch sizes, so scratch capped to the gaps of that placement fits without growing it. */
+static int cmp_values_first(const void *a, const void *b) {
+  const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
+  if (!x->value != !y->value) return x->value ? -1 : 1;
+  return cmp_size_desc(a, b);
+}
+
 static int cmp_offset(const void *a, const void *b) {
   const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
   return x->offset < y->offset ? -1 : x->offset > y->offset;
@@ -297,17 +325,27 @@ void plan_memory(Ctx *ctx, Graph *g) {
     b->node = n;
   }
   g->live_bound = live_bound(bufs, nb, sched->n);
-  for (int i = 0; i < nb; i++) order[i] = &bufs[i];
-  qsort(order, (size_t)nb, sizeof *order, cmp_size_desc);
-  /* best of best-fit and first-fit, then hill-climb on the placement order */
-  int64_t best = place(order, nb, true, tmp);
+  /* placement orders: by size (the classic), by size x lifetime, by lifetime, by start;
+     each with best-fit and first-fit; then hill-climb on the best */
+  int (*const keys[])(const void *, const void *) = {cmp_size_desc, cmp_area_desc, cmp_life_desc, cmp_first,
+                                                     cmp_values_first};
+  int64_t best = -1;
   bool best_bf = true;
-  int64_t ff = place(order, nb, false, tmp);
-  if (ff < best) { best = ff; best_bf = false; }
-  memcpy(best_order, order, sizeof(Buffer *) * (size_t)nb);
+  for (int k = 0; k < 5; k++) {
+    for (int i = 0; i < nb; i++) order[i] = &bufs[i];
+    qsort(order, (size_t)nb, sizeof *order, keys[k]);
+    for (int bf = 1; bf >= 0; bf--) {
+      int64_t r = place(order, nb, bf, tmp);
+      if (best < 0 || r < best) {
+        best = r;
+        best_bf = bf;
+        memcpy(best_order, order, sizeof(Buffer *) * (size_t)nb);
+      }
+    }
+  }
   if (best > g->live_bound && nb > 1) {
     uint64_t rng = 0x9E3779B97F4A7C15ull;
-    int iters = nb < 64 ? 400 : (nb < 512 ? 200 : 50);
+    int iters = nb < 64 ? 2000 : (nb < 512 ? 300 : 50);
     for (int it = 0; it < iters && best > g->live_bound; it++) {
       memcpy(order, best_order, sizeof(Buffer *) * (size_t)nb);
       rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
@@ -378,6 +416,34 @@ int64_t plan_live_at(Graph *g, int s) {
   Node *n = s < g->sched.n ? g->sched.v[s] : NULL;
   if (n && n->scratch_bytes > 0) live += n->scratch_bytes;
   return live;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Largest free interval of the arena at step s, ignoring scratch buffers. */
+int64_t plan_largest_gap(Graph *g, int s) {
+  int n = 0;
+  int64_t *iv = calloc((size_t)g->values.n * 2 + 2, sizeof(int64_t));
+  if (!iv) abort();
+  for (int i = 0; i < g->values.n; i++) {
+    Value *v = g->values.v[i];
+    if (!in_arena(g, v) || v->first > s || v->last < s || v->offset < 0) continue;
+    iv[2 * n] = v->offset;
+    iv[2 * n + 1] = v->offset + value_bytes(v);
+    n++;
+  }
+  qsort(iv, (size_t)n, 2 * sizeof(int64_t), cmp_i64);
+  int64_t best = 0, end = 0;
+  for (int i = 0; i < n; i++) {
+    if (iv[2 * i] - end > best) best = iv[2 * i] - end;
+    if (iv[2 * i + 1] > end) end = iv[2 * i + 1];
+  }
+  if (g->arena_bytes - end > best) best = g->arena_bytes - end;
+  free(iv);
+  return best;
 }
 
 /* ---- reports ------------------------------------------------------------------------------- */
