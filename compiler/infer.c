@@ -23,8 +23,30 @@ static void resolve_op(Ctx *ctx, Node *n) {
             *n->domain ? n->domain : "ai.onnx", n->op_type, n->opset);
 }
 
+/* The float8/int4/float4/int2 types flow only through ops that convert them or move their
+   bytes unchanged; packed (sub-byte) ones only through conversions and byte-identical views. */
+static void check_small_types(Ctx *ctx, Node *n) {
+  static const char *const convert[] = {"Cast", "CastLike", "QuantizeLinear", "DequantizeLinear",
+                                        "Shape", "Size", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                        "Identity", "Constant", NULL};
+  static const char *const move[] = {"Transpose", "Concat", "Gather", "Slice", "Pad", "Expand", "Tile",
+                                     "Split", "Compress", "DepthToSpace", "SpaceToDepth", "Trilu", "Where",
+                                     "ConstantOfShape", "EyeLike", "GatherElements", "GatherND", NULL};
+  for (int k = 0; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    if (!v || !dtype_is_small(v->dtype)) continue;
+    bool ok = false;
+    for (int i = 0; convert[i] && !ok; i++) ok = !strcmp(n->op_type, convert[i]);
+    if (!dtype_is_packed(v->dtype))
+      for (int i = 0; move[i] && !ok; i++) ok = !strcmp(n->op_type, move[i]);
+    if (!ok || *n->domain)
+      fail_node(ctx, n, "element type %s is not supported by this op", dtype_name(v->dtype));
+  }
+}
+
 void infer_node(Ctx *ctx, Node *n) {
   resolve_op(ctx, n);
+  check_small_types(ctx, n);
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
     if (v && !v->typed)

@@ -7,8 +7,22 @@ size_t onnxc_dtype_size(int32_t dtype) {
   case ONNXC_UINT8: case ONNXC_INT8: case ONNXC_BOOL: return 1;
   case ONNXC_UINT16: case ONNXC_INT16: case ONNXC_FLOAT16: case ONNXC_BFLOAT16: return 2;
   case ONNXC_INT64: case ONNXC_DOUBLE: case ONNXC_UINT64: return 8;
+  case ONNXC_FLOAT8E4M3FN: case ONNXC_FLOAT8E4M3FNUZ: case ONNXC_FLOAT8E5M2:
+  case ONNXC_FLOAT8E5M2FNUZ: case ONNXC_FLOAT8E8M0: return 1;
   default: return 0;
   }
+}
+
+size_t onnxc_dtype_bits(int32_t dtype) {
+  switch (dtype) {
+  case ONNXC_UINT4: case ONNXC_INT4: case ONNXC_FLOAT4E2M1: return 4;
+  case ONNXC_UINT2: case ONNXC_INT2: return 2;
+  default: return onnxc_dtype_size(dtype) * 8;
+  }
+}
+
+size_t onnxc_tensor_bytes(const onnxc_tensor_info *info) {
+  return ((size_t)onnxc_tensor_numel(info) * onnxc_dtype_bits(info->dtype) + 7) / 8;
 }
 
 int64_t onnxc_tensor_numel(const onnxc_tensor_info *info) {

@@ -35,7 +35,12 @@ typedef enum onnxc_status {
 enum {
   ONNXC_FLOAT = 1, ONNXC_UINT8 = 2, ONNXC_INT8 = 3, ONNXC_UINT16 = 4, ONNXC_INT16 = 5,
   ONNXC_INT32 = 6, ONNXC_INT64 = 7, ONNXC_STRING = 8, ONNXC_BOOL = 9, ONNXC_FLOAT16 = 10,
-  ONNXC_DOUBLE = 11, ONNXC_UINT32 = 12, ONNXC_UINT64 = 13, ONNXC_BFLOAT16 = 16
+  ONNXC_DOUBLE = 11, ONNXC_UINT32 = 12, ONNXC_UINT64 = 13, ONNXC_BFLOAT16 = 16,
+  /* 8-bit floats: one uint8_t code per element */
+  ONNXC_FLOAT8E4M3FN = 17, ONNXC_FLOAT8E4M3FNUZ = 18, ONNXC_FLOAT8E5M2 = 19,
+  ONNXC_FLOAT8E5M2FNUZ = 20, ONNXC_FLOAT8E8M0 = 24,
+  /* sub-byte types, packed low bits first: 2 elements per byte (4-bit), 4 (2-bit) */
+  ONNXC_UINT4 = 21, ONNXC_INT4 = 22, ONNXC_FLOAT4E2M1 = 23, ONNXC_UINT2 = 25, ONNXC_INT2 = 26
 };
 
 typedef struct onnxc_tensor_info {
@@ -60,8 +65,13 @@ typedef struct onnxc_model {
                   int64_t *const *dims_out);
 } onnxc_model;
 
-/* Bytes of one element of an ONNX data type, 0 for unknown types and strings. */
+/* Bytes of one element of an ONNX data type, 0 for unknown types, strings and the packed
+   sub-byte types (use onnxc_dtype_bits / onnxc_tensor_bytes for those). */
 size_t onnxc_dtype_size(int32_t dtype);
+/* Bits of one element (2 or 4 for the packed types), 0 for unknown types and strings. */
+size_t onnxc_dtype_bits(int32_t dtype);
+/* Bytes of a tensor's buffer: ceil(numel * bits / 8). */
+size_t onnxc_tensor_bytes(const onnxc_tensor_info *info);
 /* Number of elements of a tensor described by info. */
 int64_t onnxc_tensor_numel(const onnxc_tensor_info *info);
 /* Index of the input/output called name, or -1. */

@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     size_t len;
     void *p = read_all(eq + 1, &len);
     if (!p) { fprintf(stderr, "cannot read %s\n", eq + 1); return 2; }
-    size_t want = (size_t)onnxc_tensor_numel(&m->inputs[k]) * onnxc_dtype_size(m->inputs[k].dtype);
+    size_t want = onnxc_tensor_bytes(&m->inputs[k]);
     if (len != want) {
       fprintf(stderr, "input %s: %zu bytes given, model expects %zu\n", argv[i], len, want);
       return 3;
@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < m->n_inputs; k++)
     if (!in[k]) { fprintf(stderr, "input %s not given\n", m->inputs[k].name); return 2; }
   for (int k = 0; k < m->n_outputs; k++) {
-    size_t bytes = (size_t)onnxc_tensor_numel(&m->outputs[k]) * onnxc_dtype_size(m->outputs[k].dtype);
+    size_t bytes = onnxc_tensor_bytes(&m->outputs[k]);
     out[k] = malloc(bytes + 16);
     memset(out[k], 0xA5, bytes + 16);
     dims[k] = calloc((size_t)m->outputs[k].rank + 1, sizeof(int64_t));
@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
     fclose(f);
     snprintf(path, sizeof path, "%s/out_%d.bin", argv[1], k);
     f = fopen(path, "wb");
-    fwrite(out[k], 1, (size_t)n * onnxc_dtype_size(m->outputs[k].dtype), f);
+    fwrite(out[k], 1, ((size_t)n * onnxc_dtype_bits(m->outputs[k].dtype) + 7) / 8, f);
     fclose(f);
   }
   return 0;
