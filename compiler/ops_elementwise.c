@@ -66,6 +66,22 @@ static bool type_ok(int types, int dt) {
 
 static void ew_infer(Ctx *ctx, Node *n) {
   const EwSpec *s = n->def->arg;
+  if (!strcmp(n->op_type, "PRelu") && n->opset < 7 && n->n_inputs == 2 && n->inputs[0] && n->inputs[1] &&
+      n->inputs[1]->rank == 1 && n->inputs[0]->rank > 2 && n->inputs[1]->dims[0] == n->inputs[0]->dims[1] &&
+      n->inputs[1]->dims[0] != 1) {
+    /* PRelu before opset 7: a [C] slope applies per channel (axis 1), not numpy-style; use a
+       [C,1,...,1] view of the constant slope */
+    Value *sl = n->inputs[1];
+    if (!sl->data) fail_node(ctx, n, "a per-channel slope must be a compile-time constant");
+    Value *v = graph_new_value(ctx, ctx->graph, arena_printf(&ctx->arena, "%s/channel_slope", n->name));
+    int64_t dims[ONNXC_MAX_RANK];
+    dims[0] = sl->dims[0];
+    for (int d = 1; d < n->inputs[0]->rank - 1; d++) dims[d] = 1;
+    value_set_shape(v, sl->dtype, n->inputs[0]->rank - 1, dims);
+    v->data = sl->data;
+    v->kind = VAL_CONST;
+    n->inputs[1] = v;
+  }
   if (!strcmp(n->op_type, "Pow") && n->opset >= 12 && n->n_inputs == 2 && n->inputs[0] && n->inputs[1] &&
       n->inputs[0]->dtype != n->inputs[1]->dtype) {
     /* Pow 12+: the exponent may have its own numeric type; the result has the base's */

@@ -169,6 +169,17 @@ class Tools:
         self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
 
 
+def symbolic_size(model, param, by_name):
+    """The size a symbolic input dimension has in this data set."""
+    for inp in model.graph.input:
+        for i, d in enumerate(inp.type.tensor_type.shape.dim):
+            if d.dim_param == param and inp.name in by_name:
+                dims = by_name[inp.name][1].dims
+                if i < len(dims):
+                    return dims[i]
+    return None
+
+
 def run_case(case_dir, tools, keep):
     name = os.path.basename(case_dir.rstrip("/"))
     model_path = os.path.join(case_dir, "model.onnx")
@@ -201,17 +212,26 @@ def run_case(case_dir, tools, keep):
                 nm = in_names[j] if j < len(in_names) else t.name
                 by_name[nm] = (in_files[j], t)
             const = {}
-            # compile (retrying with compile-time inputs bound)
+            dims_bound = {}
+            # compile (retrying with compile-time inputs bound and symbolic dims sized)
             for _attempt in range(8):
-                key = tuple(sorted(const.items()))
+                key = (tuple(sorted(const.items())), tuple(sorted(dims_bound.items())))
                 if built_for == key:
                     break
                 c_path = os.path.join(work, "model.c")
                 cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + EXTRA_FLAGS
                 for k, v in const.items():
                     cmd += ["--const-input", f"{k}={v}"]
+                for k, v in dims_bound.items():
+                    cmd += ["--dim", f"{k}={v}"]
                 rc, msg = run_cmd(cmd)
                 if rc != 0:
+                    d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
+                    if d and d.group(1) not in dims_bound:
+                        size = symbolic_size(model, d.group(1), by_name)
+                        if size is not None:
+                            dims_bound[d.group(1)] = size
+                            continue
                     m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
                     if m and m.group(1) in by_name and m.group(1) not in const:
                         const[m.group(1)] = by_name[m.group(1)][0]
