@@ -107,10 +107,9 @@ void graph_verify(Ctx *ctx, Graph *g) {
     }
   }
   /* Kahn's algorithm; indegree counts distinct producing nodes within this graph. */
-  int *indeg = calloc((size_t)nn + 1, sizeof(int));
-  int *order = calloc((size_t)nn + 1, sizeof(int));
-  char *done = calloc((size_t)nn + 1, 1);
-  if (!indeg || !order || !done) abort();
+  int *indeg = arena_alloc(&ctx->arena, sizeof(int) * ((size_t)nn + 1));
+  int *order = arena_alloc(&ctx->arena, sizeof(int) * ((size_t)nn + 1));
+  char *done = arena_alloc(&ctx->arena, (size_t)nn + 1);
   for (int i = 0; i < nn; i++) {
     Node *n = g->nodes.v[i];
     n->id = i;
@@ -130,9 +129,8 @@ void graph_verify(Ctx *ctx, Graph *g) {
   }
   /* consumers of each value, as node indices (CSR layout) */
   int nv = g->values.n;
-  int *cstart = calloc((size_t)nv + 2, sizeof(int));
+  int *cstart = arena_alloc(&ctx->arena, sizeof(int) * ((size_t)nv + 2));
   int total = 0;
-  if (!cstart) abort();
   for (int i = 0; i < nn; i++) {
     Node *n = g->nodes.v[i];
     for (int k = 0; k < n->n_inputs; k++)
@@ -142,8 +140,7 @@ void graph_verify(Ctx *ctx, Graph *g) {
       }
   }
   for (int v = 0; v < nv; v++) cstart[v + 1] += cstart[v];
-  int *cons = calloc((size_t)total + 1, sizeof(int)), *fill = calloc((size_t)nv + 1, sizeof(int));
-  if (!cons || !fill) abort();
+  int *cons = arena_alloc(&ctx->arena, sizeof(int) * ((size_t)total + 1)), *fill = arena_alloc(&ctx->arena, sizeof(int) * ((size_t)nv + 1));
   for (int i = 0; i < nn; i++) {
     Node *n = g->nodes.v[i];
     for (int k = 0; k < n->n_inputs; k++) {
@@ -153,8 +150,7 @@ void graph_verify(Ctx *ctx, Graph *g) {
   }
   /* Kahn's algorithm with a min-heap on model position, so independent nodes keep the
      model's order and the result is deterministic. */
-  int *heap = calloc((size_t)nn + 1, sizeof(int));
-  if (!heap) abort();
+  int *heap = arena_alloc(&ctx->arena, sizeof(int) * ((size_t)nn + 1));
   int hn = 0, tail = 0;
 #define HEAP_PUSH(x)                                                      \
   do {                                                                    \
@@ -193,15 +189,10 @@ void graph_verify(Ctx *ctx, Graph *g) {
     }
   }
 #undef HEAP_PUSH
-  free(heap);
-  free(cons);
-  free(fill);
-  free(cstart);
   if (tail < nn) {
     for (int i = 0; i < nn; i++)
       if (!done[i]) {
         Node *bad = g->nodes.v[i];
-        free(indeg); free(order); free(done);
         fail_node(ctx, bad, "the graph has a cycle through this node");
       }
   }
@@ -211,9 +202,6 @@ void graph_verify(Ctx *ctx, Graph *g) {
     g->nodes.v[i] = sorted[i];
     sorted[i]->id = i;
   }
-  free(indeg);
-  free(order);
-  free(done);
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
     if (!v->producer && v->kind == VAL_INTERMEDIATE && !graph_find_value(g->parent, v->name))

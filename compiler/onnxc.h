@@ -176,6 +176,7 @@ struct Ctx {
   /* results */
   int64_t arena_bytes;
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
+  Buf emit_bufs[5];       /* the emitter's output buffers, freed however compilation ends */
 };
 
 _Noreturn void fail(Ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

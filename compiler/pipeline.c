@@ -239,6 +239,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
 done:
   if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);
+  for (int i = 0; i < 5; i++) buf_free(&ctx->emit_bufs[i]);
   arena_free_all(&ctx->arena);
   free(ctx);
   return status;

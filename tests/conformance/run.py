@@ -236,8 +236,9 @@ def run_case(case_dir, tools, keep):
                     if m and m.group(1) in by_name and m.group(1) not in const:
                         const[m.group(1)] = by_name[m.group(1)][0]
                         continue
-                    if rc < 0 or rc > 128 or "internal error" in msg:
-                        return name, False, f"onnxc crashed (status {rc}): {first_line(msg)}"
+                    if rc < 0 or rc > 128 or "internal error" in msg or "Sanitizer" in msg or "runtime error:" in msg:
+                        bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
+                        return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
                 rc, msg = run_cmd([tools.cc] + CFLAGS + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
@@ -300,6 +301,8 @@ def main():
                     help="compare floats by max|got-want|/max|want| instead of rtol/atol")
     ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
     ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable)")
+    ap.add_argument("--no-crash", action="store_true",
+                    help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
 
     cases = []
@@ -358,8 +361,13 @@ def main():
                 fh.write("# conformance cases that pass; CI fails when one of them fails\n")
                 for n in sorted(keep | set(passed)):
                     fh.write(n + "\n")
+    crashed = sorted(n for n in failed if results[n][1].startswith("onnxc crashed"))
+    if args.no_crash and crashed:
+        print(f"CRASHES ({len(crashed)}):")
+        for n in crashed:
+            print(f"  {n}: {results[n][1]}")
     print(f"{len(passed)} passed, {len(failed)} failed")
-    sys.exit(1 if regressions or (args.require_all and (failed or not cases)) else 0)
+    sys.exit(1 if regressions or (args.require_all and (failed or not cases)) or (args.no_crash and crashed) else 0)
 
 
 if __name__ == "__main__":
