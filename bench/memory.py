@@ -6,8 +6,9 @@
   node       the per-node bound: max over nodes of the intermediate bytes the node reads + writes
   base       the arena for the exported order with no aliasing (--order model --no-alias)
   base_bnd   the live-bytes bound of that baseline
-  ORT        ONNX Runtime's peak RSS growth while running the model once (1 thread), a rough
-             upper bound of its working memory (includes its allocator's caching)
+  ORT        (--ort) ONNX Runtime's peak RSS growth while running the model once (1 thread, its arena
+             and memory patterns off so intermediates are plain mallocs): an approximation of its
+             working memory, coarse (page granularity, malloc's reuse of freed pages)
 
 usage: python3 bench/memory.py [--build build] [NAME...]
 """
@@ -40,6 +41,7 @@ def ort_peak(model):
     code = (
         "import resource, numpy as np, onnxruntime as ort, sys\n"
         "so = ort.SessionOptions(); so.intra_op_num_threads = 1; so.inter_op_num_threads = 1\n"
+        "so.enable_cpu_mem_arena = False; so.enable_mem_pattern = False\n"
         "s = ort.InferenceSession(sys.argv[1], so, providers=['CPUExecutionProvider'])\n"
         "feeds = {i.name: np.random.rand(*[d if isinstance(d, int) else 1 for d in i.shape]).astype(np.float32) for i in s.get_inputs()}\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
@@ -59,7 +61,7 @@ def kb(x):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--no-ort", action="store_true")
+    ap.add_argument("--ort", action="store_true", help="add the (rough) ORT RSS column")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     onnxc = os.path.join(args.build, "onnxc")
@@ -75,7 +77,7 @@ def main():
             continue
         b, _ = plan(onnxc, m, "--order", "model", "--no-alias")
         t = r["totals"]
-        ort = None if args.no_ort else ort_peak(m)
+        ort = ort_peak(m) if args.ort else None
         print(f"{name:24} {kb(t['arena']):>10} {kb(t['bound']):>10} {kb(t['per_node_bound']):>10} "
               f"{kb(b['totals']['arena'] if b else None):>10} {kb(b['totals']['bound'] if b else None):>10} {kb(ort):>10}  "
               f"{r['order']:7} {t['arena'] / max(t['bound'], 1):>10.3f} {t['arena'] / max(t['per_node_bound'], 1):>10.3f}",
