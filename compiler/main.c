@@ -25,6 +25,8 @@ static void usage(FILE *f) {
         "                       default: plan them all and keep the smallest arena\n"
         "  --no-alias           plan without views, in-place ops and concat-in-place\n"
         "  --align N            arena alignment in bytes (default 16)\n"
+        "  --weights FILE.bin   write the weights to FILE.bin instead of static const arrays;\n"
+        "                       the model then takes them as its first input, __weights\n"
         "  --canary             testing aid: after every node, fill the arena bytes no live\n"
         "                       tensor owns with garbage (outputs must not change)\n"
         "  --memory-report F    write the memory plan as JSON (per tensor: size, offset,\n"
@@ -81,6 +83,9 @@ int main(int argc, char **argv) {
       opt.no_alias = true;
     } else if (!strcmp(a, "--canary")) {
       opt.canary = true;
+    } else if (!strcmp(a, "--weights")) {
+      NEED_ARG();
+      opt.weights = next;
     } else if (!strcmp(a, "--align")) {
       NEED_ARG();
       char *end;

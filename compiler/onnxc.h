@@ -173,6 +173,7 @@ struct Ctx {
   const char *order_name; /* --order: force one schedule */
   bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
   bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
+  const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   /* results */
   int64_t arena_bytes;
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
@@ -333,6 +334,7 @@ typedef struct CompileOptions {
   const char *order;          /* --order NAME */
   bool no_alias;              /* --no-alias */
   bool canary;                /* --canary */
+  const char *weights;        /* --weights FILE.bin */
   size_t align;               /* --align N (0: 16) */
   const char *memory_report;  /* --memory-report FILE.json */
   const char *memory_svg;     /* --memory-svg FILE.svg */

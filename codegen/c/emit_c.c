@@ -600,16 +600,37 @@ const char *subgraph_ptr(Emit *e, Node *owner, Graph *sub, const char *base, Val
 }
 
 /* Every constant read by a node of g or nested subgraphs, or returned by a graph. */
-static void emit_consts(Emit *e, Graph *g, int *nconst) {
+/* --weights: constants of the top graph live in a blob the caller passes as the first input
+   (`__weights`, uint8, 16-byte aligned, host byte order); their C names become casts into it. */
+typedef struct Blob {
+  const char *param;  /* C name of the blob parameter */
+  int64_t size;
+  FILE *f;
+} Blob;
+
+static bool blob_take(Emit *e, Graph *g, Blob *blob, Value *v) {
+  if (!blob || g->is_sub || v->dtype == DT_STRING) return false;
+  int64_t off = (blob->size + 15) / 16 * 16, bytes = value_bytes(v);
+  static const unsigned char zeros[16];
+  if (off > blob->size && fwrite(zeros, 1, (size_t)(off - blob->size), blob->f) != (size_t)(off - blob->size))
+    fail(e->ctx, "cannot write the weights file");
+  if (bytes && fwrite(v->data, 1, (size_t)bytes, blob->f) != (size_t)bytes) fail(e->ctx, "cannot write the weights file");
+  blob->size = off + bytes;
+  v->cname = fmt(e, "((const %s *)(%s + %lld))", c_type(v->dtype), blob->param, (long long)off);
+  return true;
+}
+
+static void emit_consts(Emit *e, Graph *g, int *nconst, Blob *blob) {
   Arena *a = &e->ctx->arena;
   for (int s = 0; s < g->sched.n; s++) {
     Node *n = g->sched.v[s];
     if (emit_skipped(n)) continue;
     for (int k = 0; k < n->n_attrs; k++)
-      if (n->attrs[k].g) emit_consts(e, n->attrs[k].g, nconst);
+      if (n->attrs[k].g) emit_consts(e, n->attrs[k].g, nconst, blob);
     for (int k = 0; k < n->n_inputs; k++) {
       Value *v = n->inputs[k];
       if (!v || !v->data || v->cname) continue;
+      if (blob_take(e, g, blob, v)) continue;
       v->cname = arena_printf(a, "w%d_%s", (*nconst)++, sanitize(a, v->name, 32));
       emit_const(e, v);
     }
@@ -617,6 +638,7 @@ static void emit_consts(Emit *e, Graph *g, int *nconst) {
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
     if (!v->data || v->cname) continue;
+    if (blob_take(e, g, blob, v)) continue;
     v->cname = arena_printf(a, "w%d_%s", (*nconst)++, sanitize(a, v->name, 32));
     emit_const(e, v);
   }
@@ -647,6 +669,17 @@ static const char *upper(Arena *a, const char *s) {
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   Arena *a = &ctx->arena;
   const char *P = ctx->prefix, *UP = upper(a, P);
+  Value *wv = NULL;
+  if (ctx->weights_path) {
+    /* the blob becomes the first graph input; its size is known once constants are written */
+    wv = graph_new_value(ctx, g, "__weights");
+    wv->kind = VAL_INPUT;
+    int64_t one = 1;
+    value_set_shape(wv, DT_UINT8, 1, &one);
+    vec_push(a, &g->inputs, NULL);
+    for (int i = g->inputs.n - 1; i > 0; i--) g->inputs.v[i] = g->inputs.v[i - 1];
+    g->inputs.v[0] = wv;
+  }
   Names nm;
   nm.in = arena_alloc(a, sizeof(char *) * (size_t)(g->inputs.n + 1));
   nm.out = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
@@ -667,12 +700,19 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(hb, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   buf_printf(hb, "/* Scratch the caller provides to %s_run (16-byte aligned); 0 means none is needed. */\n", P);
   buf_printf(hb, "#define %s_ARENA_BYTES %lld\n\n", UP, (long long)g->arena_bytes);
+  if (wv) buf_printf(hb, "/* Bytes of the weights file (%s) the caller passes to %s_run as __weights:\n"
+                         "   16-byte aligned, in the byte order of the compiling host (little-endian). */\n"
+                         "#define %s_WEIGHTS_BYTES @WEIGHTS_BYTES@\n\n",
+                     strrchr(ctx->weights_path, '/') ? strrchr(ctx->weights_path, '/') + 1 : ctx->weights_path, P, UP);
   Buf *paramsb = &ctx->emit_bufs[2], *argsb = &ctx->emit_bufs[3], *protob = &ctx->emit_bufs[4];
   
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
-    buf_printf(paramsb, ",\n    const %s *%s /* %s %s%s */", c_type(v->dtype), nm.in[i], v->name,
-               dtype_name(v->dtype), shape_str(a, v));
+    if (v == wv)
+      buf_printf(paramsb, ",\n    const uint8_t *%s /* the weights file, %s_WEIGHTS_BYTES bytes */", nm.in[i], UP);
+    else
+      buf_printf(paramsb, ",\n    const %s *%s /* %s %s%s */", c_type(v->dtype), nm.in[i], v->name,
+                 dtype_name(v->dtype), shape_str(a, v));
     buf_printf(argsb, ", %s", nm.in[i]);
   }
   for (int i = 0; i < g->outputs.n; i++) {
@@ -685,8 +725,6 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(hb, "/* Runs the model; returns 0 (ONNXC_OK) or an onnxc_status. */\n%s;\n\n", protob->p);
   buf_printf(hb, "extern const onnxc_model %s_model;\n\n", P);
   buf_printf(hb, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
-  write_file(ctx, h_path, hb);
-  buf_free(hb);
 
   /* ---- C file ---- */
   Buf *cb = &ctx->emit_bufs[0];
@@ -697,7 +735,27 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   emit_template(&e, "common");
   buf_puts(cb, "\n");
   int nconst = 0;
-  emit_consts(&e, g, &nconst);
+  Blob blob = {nm.in[0], 0, NULL};
+  if (wv) {
+    blob.f = fopen(ctx->weights_path, "wb");
+    if (!blob.f) fail(ctx, "cannot write '%s'", ctx->weights_path);
+  }
+  emit_consts(&e, g, &nconst, wv ? &blob : NULL);
+  if (wv) {
+    if (fclose(blob.f) != 0) fail(ctx, "cannot write '%s'", ctx->weights_path);
+    wv->dims[0] = blob.size;
+    /* the header's size placeholder */
+    char *ph = strstr(hb->p, "@WEIGHTS_BYTES@");
+    CHECK(ph);
+    Buf fixed = {0};
+    buf_put(&fixed, hb->p, (size_t)(ph - hb->p));
+    buf_printf(&fixed, "%lld", (long long)blob.size);
+    buf_puts(&fixed, ph + strlen("@WEIGHTS_BYTES@"));
+    buf_free(hb);
+    *hb = fixed;
+  }
+  write_file(ctx, h_path, hb);
+  buf_free(hb);
   if (nconst) buf_puts(cb, "\n");
   emit_node_fns(&e, g);
   /* run: an implementation that also reports output dims, and the typed entry */
@@ -722,6 +780,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   }
   for (int i = 0; i < g->inputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.in[i]);
   for (int i = 0; i < g->outputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.out[i]);
+  if (wv) ep(&e, "if ((uintptr_t)%s %% 16 != 0) return ONNXC_ERR_ALIGN;", nm.in[0]);
   if (g->arena_bytes > 0) {
     ep(&e, "if (!arena) return ONNXC_ERR_NULL;");
     ep(&e, "if ((uintptr_t)arena %% %zu != 0) return ONNXC_ERR_ALIGN;", ctx->align);

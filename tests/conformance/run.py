@@ -117,6 +117,7 @@ def decode_output(raw, elem_type, dims):
 
 
 EXTRA_FLAGS = []  # --flag: extra onnxc flags for every case
+WEIGHTS_FILE = False  # --weights-file: compile with --weights and bind the blob at run time
 MAX_REL_ERR = None  # --max-rel-err: norm-wise relative error instead of elementwise tolerance
 
 
@@ -220,6 +221,8 @@ def run_case(case_dir, tools, keep):
                     break
                 c_path = os.path.join(work, "model.c")
                 cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + EXTRA_FLAGS
+                if WEIGHTS_FILE:
+                    cmd += ["--weights", os.path.join(work, "weights.bin")]
                 for k, v in const.items():
                     cmd += ["--const-input", f"{k}={v}"]
                 for k, v in dims_bound.items():
@@ -251,6 +254,8 @@ def run_case(case_dir, tools, keep):
             else:
                 return name, False, "compile: too many compile-time inputs"
             args = [exe, work]
+            if WEIGHTS_FILE:
+                args.append("__weights=" + os.path.join(work, "weights.bin"))
             for nm, (f, t) in by_name.items():
                 if nm in const:
                     continue
@@ -301,6 +306,7 @@ def main():
                     help="compare floats by max|got-want|/max|want| instead of rtol/atol")
     ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
     ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable)")
+    ap.add_argument("--weights-file", action="store_true", help="compile with --weights FILE.bin")
     ap.add_argument("--no-crash", action="store_true",
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
@@ -317,6 +323,8 @@ def main():
     global MAX_REL_ERR, EXTRA_FLAGS
     MAX_REL_ERR = args.max_rel_err
     EXTRA_FLAGS = list(args.flag)
+    global WEIGHTS_FILE
+    WEIGHTS_FILE = args.weights_file
     build = os.path.abspath(args.build)
     onnxc = os.path.abspath(args.onnxc) if args.onnxc else os.path.join(build, "onnxc")
     rt_lib = os.path.join(build, "libonnxc_rt.a")
