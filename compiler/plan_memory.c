@@ -67,6 +67,51 @@ static int64_t outer_count(const Value *v, int axis) {
   return o;
 }
 
+/* For a Slice that cuts one axis with step 1 and keeps every other axis whole, the byte
+   offset of its output inside its input when that output is one contiguous block (every dim
+   before the axis is 1); -1 otherwise. */
+static int64_t slice_view_offset(const Node *n, const Value *in, const Value *out) {
+  if (in->rank != out->rank || in->dtype != out->dtype) return -1;
+  int axis = -1;
+  for (int d = 0; d < in->rank; d++)
+    if (in->dims[d] != out->dims[d]) {
+      if (axis >= 0) return -1;
+      axis = d;
+    }
+  if (axis < 0) return 0; /* nothing cut */
+  if (outer_count(in, axis) != 1) return -1;
+  int64_t start = 0, step = 1;
+  int found = 0;
+  if (n->opset < 10) {
+    const int64_t *st, *ax;
+    int ns = attr_ints(n, "starts", &st), na = attr_ints(n, "axes", &ax);
+    for (int i = 0; i < ns; i++) {
+      int64_t a = na ? ax[i] : i;
+      if (a < 0) a += in->rank;
+      if (a == axis) { start = st[i]; found = 1; }
+    }
+  } else {
+    const Value *vs = node_in(n, 1), *va = node_in(n, 3), *vst = node_in(n, 4);
+    if (!vs || !vs->data || (va && !va->data) || (vst && !vst->data)) return -1;
+    for (int64_t i = 0; i < value_numel(vs); i++) {
+      int64_t a = va ? const_get_i(va, i) : i;
+      if (a < 0) a += in->rank;
+      if (a == axis) {
+        start = const_get_i(vs, i);
+        step = vst ? const_get_i(vst, i) : 1;
+        found = 1;
+      }
+    }
+  }
+  if (!found || step != 1) return -1;
+  if (start < 0) start += in->dims[axis];
+  if (start < 0) start = 0;
+  if (start + out->dims[axis] > in->dims[axis]) return -1;
+  int64_t inner = (int64_t)dtype_size(in->dtype);
+  for (int d = axis + 1; d < in->rank; d++) inner *= in->dims[d];
+  return start * inner;
+}
+
 static void plan_views(Ctx *ctx, Graph *g) {
   PtrVec *sched = &g->sched;
   for (int s = 0; s < sched->n; s++) {
@@ -79,6 +124,11 @@ static void plan_views(Ctx *ctx, Graph *g) {
     if (n->def->flags & OPF_VIEW) {
       if (value_bytes(in) != value_bytes(out) || n->n_outputs != 1) continue;
       set_alias(out, in, 0, ALIAS_VIEW);
+      n->elided = true;
+    } else if (!strcmp(n->op_type, "Slice") && !*n->domain && dtype_size(in->dtype) && !dtype_is_packed(in->dtype)) {
+      int64_t off = slice_view_offset(n, in, out);
+      if (off < 0 || !local_arena_value(g, out)) continue;
+      set_alias(out, in, off, ALIAS_VIEW);
       n->elided = true;
     } else if (!strcmp(n->op_type, "Split") && !*n->domain) {
       int axis = (int)attr_i(n, "axis", 0);
