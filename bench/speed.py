@@ -9,7 +9,10 @@ For every model of bench/models (bench/export_models.py) it
   - runs both on the stored input sample, checks onnxc's outputs against ORT's
     (max |onnxc - ort| <= 1e-4 * max |ort| per output), then times them: after a warm-up,
     batches of onnxc and ORT runs alternate (the machine is shared, so alternating keeps both
-    under the same load) and each reports the median over batches of the time per run;
+    under the same load) and each reports the median over batches of the time per run.  Times
+    are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID / time.process_time; ORT runs on the
+    calling thread with one intra-op thread), so time the other jobs of a shared machine take
+    from this process does not count; caches and memory bandwidth are still shared;
   - prints onnxc us, ORT us, speedup (ORT / onnxc), GFLOP/s of onnxc and its share of the
     core's fp32 peak, the code size of the generated object beyond the weights (text + rodata
     minus the weight arrays) and onnxc's compile time.
@@ -53,7 +56,7 @@ PEAK_C = r"""
 typedef float v4 __attribute__((vector_size(16)));
 typedef float v8 __attribute__((vector_size(32)));
 typedef float v16 __attribute__((vector_size(64)));
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+static double now(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 #define PEAK(NAME, V, L)                                                                    \
   static double NAME(long iters) {                                                         \
     V m, c, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;                              \
@@ -98,9 +101,9 @@ int bench_run(void *arena, const void *const *in, void *const *out) { return net
 size_t bench_arena(void) { return net_model.arena_bytes; }
 double bench_loop(void *arena, const void *const *in, void *const *out, int iters) {
   struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
   for (int i = 0; i < iters; i++) net_model.run(arena, in, out);
-  clock_gettime(CLOCK_MONOTONIC, &b);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
   return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
 }
 """
@@ -229,10 +232,10 @@ class Ort:
 
     def loop(self, iters):
         run, b = self.sess.run_with_iobinding, self.b
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(iters):
             run(b)
-        return time.perf_counter() - t0
+        return time.process_time() - t0
 
 
 def ort_overhead(batches):

@@ -72,7 +72,14 @@ void infer_node(Ctx *ctx, Node *n) {
   if (n->def->fold && all_const && out_bytes <= FOLD_MAX_BYTES) {
     for (int k = 0; k < n->n_outputs; k++)
       if (n->outputs[k]) value_alloc_data(ctx, n->outputs[k]);
+    ctx->fold_declined = false;
     n->def->fold(ctx, n);
+    if (ctx->fold_declined) /* the row could not fold this instance after all */
+      for (int k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k]) {
+          n->outputs[k]->data = NULL;
+          n->outputs[k]->kind = VAL_INTERMEDIATE;
+        }
   }
 }
 

@@ -32,6 +32,13 @@ static void usage(FILE *f) {
         "  --memory-report F    write the memory plan as JSON (per tensor: size, offset,\n"
         "                       first/last step, alias-of; totals: arena, bound, weights)\n"
         "  --memory-svg F       draw the memory plan (time across, addresses up)\n"
+        "  --gradients          emit a training graph: inputs are the model's inputs and `label`,\n"
+        "                       outputs `loss` and <initializer>_grad for every trainable\n"
+        "                       (floating-point, not frozen) initializer, in initializer order\n"
+        "  --loss KIND[:OUTPUT] the loss of --gradients over OUTPUT (default: the only output):\n"
+        "                       mse, cross_entropy (int64 class labels), bce_logits, or output\n"
+        "                       (OUTPUT already is the scalar loss; no label)\n"
+        "  --freeze NAME,...    initializers that get no gradient (repeatable)\n"
         "  --list-ops           print the supported operators and exit\n"
         "  --dump-ir            print the IR after each stage to stderr\n"
         "  -v                   print a summary line to stderr\n"
@@ -92,6 +99,15 @@ int main(int argc, char **argv) {
       long v = strtol(next, &end, 10);
       if (*end || v <= 0) { fprintf(stderr, "onnxc: error: --align expects a positive integer\n"); return 2; }
       opt.align = (size_t)v;
+    } else if (!strcmp(a, "--gradients")) {
+      opt.gradients = true;
+    } else if (!strcmp(a, "--loss")) {
+      NEED_ARG();
+      opt.loss = next;
+    } else if (!strcmp(a, "--freeze")) {
+      NEED_ARG();
+      if (opt.n_freeze == 32) { fprintf(stderr, "onnxc: error: too many --freeze\n"); return 2; }
+      opt.freeze[opt.n_freeze++] = next;
     } else if (!strcmp(a, "--memory-report")) {
       NEED_ARG();
       opt.memory_report = next;

@@ -133,7 +133,23 @@ struct Node {
   int64_t scratch_offset;
   int step;               /* position in the schedule */
   int fn_id;              /* number of its C function (emit_c.c) */
+  /* optimize.c: an epilogue fused into a Conv/Gemm/MatMul (its kernel applies it): the output
+     becomes act(y + inputs[fuse_add]) -- fuse_add 0: no addend; the addend has the output's
+     shape, or for MatMul is a constant with one value per column -- with act one of FUSE_*
+     and its parameters fuse_alpha/fuse_beta (Clip: min/max; LeakyRelu: alpha; HardSigmoid and
+     hard swish: alpha, beta) */
+  int fuse_add;
+  int fuse_act;
+  float fuse_alpha, fuse_beta;
+  /* optimize.c: inputs[1] holds a weight re-laid out at compile time for the kernel (Conv:
+     panels of 8 filters; Gemm/MatMul: B as [K][N] with alpha folded in); orig_w is the ONNX
+     weight, for its shape */
+  Value *orig_w;
 };
+
+/* Activations fused into a kernel's epilogue (the numbers of templates/gemm.h ONNXC_ACT_*). */
+enum { FUSE_NONE = 0, FUSE_RELU = 1, FUSE_CLIP = 2, FUSE_LEAKY = 3, FUSE_SIGMOID = 4, FUSE_HARDSIGMOID = 5,
+       FUSE_SILU = 6, FUSE_HARDSWISH = 7, FUSE_GELU = 8, FUSE_TANH = 9 };
 
 struct Graph {
   Graph *parent;
@@ -173,6 +189,7 @@ struct Ctx {
   const char *order_name; /* --order: force one schedule */
   bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
   bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
+  bool fold_declined;     /* set by a fold function that cannot fold this node after all */
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   /* results */
   int64_t arena_bytes;
@@ -309,6 +326,9 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max);
 void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
+/* optimize.c: fuses BatchNormalization, bias/residual Adds and activations into the producing
+   Conv/Gemm/MatMul and stores their constant weights in the layouts the kernels read. */
+void optimize_graph(Ctx *ctx, Graph *g);
 void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c: sets g->sched (model order) */
 /* Sets g->sched to the named order; false when the order does not apply (too big). */
 bool schedule_graph_order(Ctx *ctx, Graph *g, const char *order);
@@ -338,7 +358,15 @@ typedef struct CompileOptions {
   size_t align;               /* --align N (0: 16) */
   const char *memory_report;  /* --memory-report FILE.json */
   const char *memory_svg;     /* --memory-svg FILE.svg */
+  /* training (autodiff.c) */
+  bool gradients;             /* --gradients: emit loss + gradients instead of the outputs */
+  const char *loss;           /* --loss KIND[:OUTPUT] */
+  const char *freeze[32]; int n_freeze; /* --freeze NAME,... (repeatable) */
 } CompileOptions;
+
+/* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
+   inference, before dead-code removal). */
+void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
 
 /* Returns 0 on success; on failure fills err (one line, no trailing newline). */
 int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen);
@@ -402,6 +430,10 @@ const char *fmt(Emit *e, const char *f, ...) __attribute__((format(printf, 2, 3)
 typedef void (*BodyFn)(Emit *e, void *arg);
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
                           void *arg);
+
+/* Includes templates/<name>.h in this model's C file, once, after templates/common.h (kernel
+   helpers shared by node functions). */
+void emit_use_template(Emit *e, const char *name);
 
 /* Writes net.c and net.h. */
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);

@@ -12,11 +12,13 @@
 #include "onnxc.h"
 
 extern const OpTable ops_elementwise, ops_tensor, ops_nn, ops_reduce, ops_misc, ops_quant, ops_seq,
-    ops_image, ops_attention, ops_control;
+    ops_image, ops_attention, ops_control,
+    ops_grad, ops_extra;
 
 static const OpTable *const families[] = {&ops_elementwise, &ops_tensor, &ops_nn, &ops_reduce,
                                           &ops_misc, &ops_quant, &ops_seq, &ops_image,
-                                          &ops_attention, &ops_control};
+                                          &ops_attention, &ops_control,
+                                          &ops_grad, &ops_extra};
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
 const OpDef *op_lookup(const char *domain, const char *op_type, int opset) {

@@ -78,6 +78,16 @@ static void if_infer(Ctx *ctx, Node *n) {
   }
 }
 
+/* A constant condition whose branch folded completely: the If is its branch's constants. */
+static void if_fold(Ctx *ctx, Node *n) {
+  Graph *g = n->priv;
+  if (!g) { ctx->fold_declined = true; return; }
+  for (int k = 0; k < n->n_outputs; k++)
+    if (n->outputs[k] && !((Value *)g->outputs.v[k])->data) { ctx->fold_declined = true; return; }
+  for (int k = 0; k < n->n_outputs; k++)
+    if (n->outputs[k]) memcpy(n->outputs[k]->data, ((Value *)g->outputs.v[k])->data, (size_t)value_bytes(n->outputs[k]));
+}
+
 static int64_t if_scratch(Ctx *ctx, Node *n) {
   if (n->priv) return prepare_body(ctx, n->priv);
   int64_t a = prepare_body(ctx, graph_attr(ctx, n, "then_branch"));
@@ -128,7 +138,7 @@ static void loop_infer(Ctx *ctx, Node *n) {
   li->trip = -1;
   Value *m = node_in(n, 0), *cond = node_in(n, 1);
   if (m) {
-    if (!m->data) fail_node(ctx, n, "input '%s' (trip count M) must be known at compile time; it is computed at run time (bind it with --const-input %s=FILE.pb)", m->name, m->name);
+    if (!m->data) node_const_in(ctx, n, 0, "trip count M");
     li->trip = const_get_i(m, 0);
     if (li->trip < 0) li->trip = 0;
   }
@@ -155,8 +165,12 @@ static void loop_infer(Ctx *ctx, Node *n) {
                 dtype_name(v0->dtype), shape_str(&ctx->arena, v0), dtype_name(o->dtype), shape_str(&ctx->arena, o));
     if (node_out(n, i)) value_set_shape(n->outputs[i], o->dtype, o->rank, o->dims);
   }
-  /* may the loop stop before M iterations? */
-  bool cond_const_true = (!cond || (cond->data && const_get_i(cond, 0))) && co->data && const_get_i(co, 0);
+  /* may the loop stop before M iterations?  Not when the condition starts true and the body
+     passes it through unchanged (directly or through Identity) or sets it to constant true. */
+  Value *cv = co;
+  while (cv->producer && !strcmp(cv->producer->op_type, "Identity") && cv->producer->inputs[0]) cv = cv->producer->inputs[0];
+  bool start_true = !cond || (cond->data && const_get_i(cond, 0));
+  bool cond_const_true = start_true && ((cv->data && const_get_i(cv, 0)) || cv == bc);
   for (int k = 0; k < li->n_scan; k++) {
     Value *o = body->outputs.v[1 + nc + k], *y = node_out(n, nc + k);
     if (!y) continue;
@@ -186,10 +200,10 @@ static void loop_emit(Emit *e, Node *n) {
     emit_copy(e, subgraph_ptr(e, n, body, "W", body->inputs.v[2 + i], false), fmt(e, "X%d", 2 + i), value_bytes(n->inputs[2 + i]));
   if (li->trip >= 0) ep(e, "for (i = 0; i < %lldLL && c; i++) {", (long long)li->trip);
   else ep(e, "for (i = 0; c; i++) {");
-  ep(e, "%s[0] = (int64_t)i;", it);
-  ep(e, "%s[0] = c;", bc);
+  ep(e, "(%s)[0] = (int64_t)i;", it);
+  ep(e, "(%s)[0] = c;", bc);
   emit_subgraph(e, n, body, "W");
-  ep(e, "c = %s[0] != 0;", co);
+  ep(e, "c = (%s)[0] != 0;", co);
   for (int i = 0; i < nc; i++) {
     Value *in = body->inputs.v[2 + i], *out = body->outputs.v[1 + i];
     emit_copy(e, subgraph_ptr(e, n, body, "W", in, false), subgraph_ptr(e, n, body, "W", out, true), value_bytes(in));
@@ -332,8 +346,105 @@ static void scan_emit(Emit *e, Node *n) {
   }
 }
 
+/* ---- Scan (opset 8): a batch axis 0 in front of everything, time on axis 1 ---------------- */
+
+typedef struct Scan8Info {
+  int n_state, n_in, n_out;
+  int64_t batch, len;
+  int in_rev[16];
+} Scan8Info;
+
+static void scan8_infer(Ctx *ctx, Node *n) {
+  Graph *body = graph_attr(ctx, n, "body");
+  Scan8Info *si = arena_alloc(&ctx->arena, sizeof *si);
+  if (node_in(n, 0)) fail_node(ctx, n, "sequence_lens is not supported (every sequence must have the full length)");
+  si->n_in = (int)attr_i(n, "num_scan_inputs", -1);
+  if (si->n_in < 1 || si->n_in > 16 || si->n_in > n->n_explicit - 1)
+    fail_node(ctx, n, "num_scan_inputs must be between 1 and the number of inputs (at most 16)");
+  si->n_state = n->n_explicit - 1 - si->n_in;
+  si->n_out = n->n_outputs - si->n_state;
+  if (si->n_out < 0 || si->n_out > 16) fail_node(ctx, n, "bad number of outputs");
+  if (body->inputs.n != si->n_state + si->n_in || body->outputs.n != si->n_state + si->n_out)
+    fail_node(ctx, n, "the body's inputs/outputs do not match the node's");
+  const int64_t *dir;
+  int ndir = attr_ints(n, "directions", &dir);
+  si->batch = si->len = -1;
+  for (int j = 0; j < si->n_in; j++) {
+    Value *x = node_in(n, 1 + si->n_state + j);
+    if (!x || x->rank < 2) fail_node(ctx, n, "scan input %d must have batch and time axes", j);
+    if ((si->batch >= 0 && x->dims[0] != si->batch) || (si->len >= 0 && x->dims[1] != si->len))
+      fail_node(ctx, n, "scan inputs have different batch sizes or lengths");
+    si->batch = x->dims[0];
+    si->len = x->dims[1];
+    si->in_rev[j] = j < ndir ? (int)dir[j] : 0;
+    value_set_shape(body->inputs.v[si->n_state + j], x->dtype, x->rank - 2, x->dims + 2);
+  }
+  for (int i = 0; i < si->n_state; i++) {
+    Value *s0 = node_in(n, 1 + i);
+    if (!s0 || s0->rank < 1 || s0->dims[0] != si->batch) fail_node(ctx, n, "state %d must have the batch axis first", i);
+    value_set_shape(body->inputs.v[i], s0->dtype, s0->rank - 1, s0->dims + 1);
+  }
+  infer_body(ctx, n, body);
+  for (int i = 0; i < si->n_state; i++) {
+    Value *o = body->outputs.v[i], *s0 = node_in(n, 1 + i);
+    if (o->dtype != s0->dtype || value_numel(o) * si->batch != value_numel(s0))
+      fail_node(ctx, n, "state %d changes type or shape in the body", i);
+    if (node_out(n, i)) value_set_shape(n->outputs[i], s0->dtype, s0->rank, s0->dims);
+  }
+  for (int k = 0; k < si->n_out; k++) {
+    Value *o = body->outputs.v[si->n_state + k];
+    if (o->rank + 2 > ONNXC_MAX_RANK) fail_node(ctx, n, "scan output rank too large");
+    int64_t dims[ONNXC_MAX_RANK];
+    dims[0] = si->batch;
+    dims[1] = si->len;
+    for (int d = 0; d < o->rank; d++) dims[d + 2] = o->dims[d];
+    if (node_out(n, si->n_state + k)) value_set_shape(n->outputs[si->n_state + k], o->dtype, o->rank + 2, dims);
+  }
+  n->priv = si;
+}
+
+static void scan8_emit(Emit *e, Node *n) {
+  Graph *body = graph_attr(e->ctx, n, "body");
+  Scan8Info *si = n->priv;
+  ep(e, "long long b, t;");
+  ep(e, "for (b = 0; b < %lldLL; b++) {", (long long)si->batch);
+  for (int i = 0; i < si->n_state; i++) {
+    int64_t sb = value_bytes(body->inputs.v[i]);
+    ep(e, "memcpy(%s, (const unsigned char *)X%d + b * %lldLL, %lld);", subgraph_ptr(e, n, body, "W", body->inputs.v[i], false),
+       1 + i, (long long)sb, (long long)sb);
+  }
+  ep(e, "for (t = 0; t < %lldLL; t++) {", (long long)si->len);
+  for (int j = 0; j < si->n_in; j++) {
+    Value *bi = body->inputs.v[si->n_state + j];
+    int64_t sb = value_bytes(bi);
+    ep(e, "memcpy(%s, (const unsigned char *)X%d + (b * %lldLL + (%s)) * %lldLL, %lld);",
+       subgraph_ptr(e, n, body, "W", bi, false), 1 + si->n_state + j, (long long)si->len,
+       si->in_rev[j] ? fmt(e, "%lldLL - 1 - t", (long long)si->len) : "t", (long long)sb, (long long)sb);
+  }
+  emit_subgraph(e, n, body, "W");
+  for (int i = 0; i < si->n_state; i++)
+    emit_copy(e, subgraph_ptr(e, n, body, "W", body->inputs.v[i], false),
+              subgraph_ptr(e, n, body, "W", body->outputs.v[i], true), value_bytes(body->inputs.v[i]));
+  for (int k = 0; k < si->n_out; k++) {
+    Value *o = body->outputs.v[si->n_state + k];
+    if (!node_out(n, si->n_state + k)) continue;
+    int64_t sb = value_bytes(o);
+    ep(e, "if (Y%d) memcpy((unsigned char *)Y%d + (b * %lldLL + t) * %lldLL, %s, %lld);", si->n_state + k,
+       si->n_state + k, (long long)si->len, (long long)sb, subgraph_ptr(e, n, body, "W", o, true), (long long)sb);
+  }
+  ep(e, "}");
+  for (int i = 0; i < si->n_state; i++) {
+    if (!node_out(n, i)) continue;
+    int64_t sb = value_bytes(body->inputs.v[i]);
+    ep(e, "if (Y%d) memcpy((unsigned char *)Y%d + b * %lldLL, %s, %lld);", i, i, (long long)sb,
+       subgraph_ptr(e, n, body, "W", body->inputs.v[i], true), (long long)sb);
+  }
+  ep(e, "}");
+}
+
 static const OpDef control_rows[] = {
-    {"If", "", 1, ONNXC_MAX_OPSET, 0, if_infer, NULL, if_emit, if_scratch, "tensors of any type", NULL},
+    {"Scan", "", 8, 8, 0, scan8_infer, NULL, scan8_emit, scan_scratch, "tensors of any type", NULL},
+    {"If", "", 1, ONNXC_MAX_OPSET, 0, if_infer, if_fold, if_emit, if_scratch, "tensors of any type", NULL},
     {"Loop", "", 1, ONNXC_MAX_OPSET, 0, loop_infer, NULL, loop_emit, loop_scratch, "tensors of any type", NULL},
     {"Scan", "", 9, ONNXC_MAX_OPSET, 0, scan_infer, NULL, scan_emit, scan_scratch, "tensors of any type", NULL},
 };

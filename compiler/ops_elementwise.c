@@ -174,6 +174,20 @@ static double fold_f(const char *op, double a, double b) {
   if (!strcmp(op, "Floor")) return floor(a);
   if (!strcmp(op, "Ceil")) return ceil(a);
   if (!strcmp(op, "Identity")) return a;
+  if (!strcmp(op, "Exp")) return exp(a);
+  if (!strcmp(op, "Log")) return log(a);
+  if (!strcmp(op, "Sin")) return sin(a);
+  if (!strcmp(op, "Cos")) return cos(a);
+  if (!strcmp(op, "Tan")) return tan(a);
+  if (!strcmp(op, "Tanh")) return tanh(a);
+  if (!strcmp(op, "Erf")) return erf(a);
+  if (!strcmp(op, "Round")) return nearbyint(a);
+  if (!strcmp(op, "Reciprocal")) return 1.0 / a;
+  if (!strcmp(op, "Sigmoid")) return 1.0 / (1.0 + exp(-a));
+  if (!strcmp(op, "Relu")) return a > 0 ? a : 0;
+  if (!strcmp(op, "Sign")) return a > 0 ? 1 : (a < 0 ? -1 : 0);
+  if (!strcmp(op, "Pow")) return pow(a, b);
+  if (!strcmp(op, "Xor")) return (a != 0) != (b != 0);
   return NAN;
 }
 
@@ -195,6 +209,15 @@ static int64_t fold_i(const char *op, int64_t a, int64_t b) {
   if (!strcmp(op, "Abs")) return a < 0 ? -a : a;
   if (!strcmp(op, "Not")) return !a;
   if (!strcmp(op, "Identity")) return a;
+  if (!strcmp(op, "Relu")) return a > 0 ? a : 0;
+  if (!strcmp(op, "Sign")) return a > 0 ? 1 : (a < 0 ? -1 : 0);
+  if (!strcmp(op, "Xor")) return (a != 0) != (b != 0);
+  if (!strcmp(op, "Pow")) {
+    int64_t r = 1;
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? (b % 2 ? -1 : 1) : 0);
+    for (int64_t i = 0; i < b && i < 64; i++) r = (int64_t)((uint64_t)r * (uint64_t)a);
+    return r;
+  }
   return 0;
 }
 
@@ -504,15 +527,15 @@ static const EwSpec sp_Mean = {-1, T_FLOAT, OUT_SAME, "$0 + $1", NULL};
 #define NT "float, double, float16, bfloat16, int8-64, uint8-64"
 
 static const OpDef elementwise_rows[] = {
-    ROWT(Abs, 1, ew_fold, NT), ROWT(Neg, 1, ew_fold, NT), ROWT(Exp, 1, NULL, FT),
-    ROWT(Log, 1, NULL, FT), ROWT(Sqrt, 1, ew_fold, FT), ROWT(Sin, 7, NULL, FT),
-    ROWT(Cos, 7, NULL, FT), ROWT(Tan, 7, NULL, FT), ROWT(Asin, 7, NULL, FT),
+    ROWT(Abs, 1, ew_fold, NT), ROWT(Neg, 1, ew_fold, NT), ROWT(Exp, 1, ew_fold, FT),
+    ROWT(Log, 1, ew_fold, FT), ROWT(Sqrt, 1, ew_fold, FT), ROWT(Sin, 7, ew_fold, FT),
+    ROWT(Cos, 7, ew_fold, FT), ROWT(Tan, 7, ew_fold, FT), ROWT(Asin, 7, NULL, FT),
     ROWT(Acos, 7, NULL, FT), ROWT(Atan, 7, NULL, FT), ROWT(Sinh, 9, NULL, FT),
-    ROWT(Cosh, 9, NULL, FT), ROWT(Tanh, 1, NULL, FT), ROWT(Asinh, 9, NULL, FT),
-    ROWT(Acosh, 9, NULL, FT), ROWT(Atanh, 9, NULL, FT), ROWT(Erf, 9, NULL, FT),
-    ROWT(Ceil, 1, ew_fold, FT), ROWT(Floor, 1, ew_fold, FT), ROWT(Round, 11, NULL, FT),
-    ROWT(Reciprocal, 1, NULL, FT), ROWT(Sigmoid, 1, NULL, FT), ROWT(Relu, 1, NULL, NT),
-    ROWT(Sign, 9, NULL, NT), ROWT(Softplus, 1, NULL, FT), ROWT(Softsign, 1, NULL, FT),
+    ROWT(Cosh, 9, NULL, FT), ROWT(Tanh, 1, ew_fold, FT), ROWT(Asinh, 9, NULL, FT),
+    ROWT(Acosh, 9, NULL, FT), ROWT(Atanh, 9, NULL, FT), ROWT(Erf, 9, ew_fold, FT),
+    ROWT(Ceil, 1, ew_fold, FT), ROWT(Floor, 1, ew_fold, FT), ROWT(Round, 11, ew_fold, FT),
+    ROWT(Reciprocal, 1, ew_fold, FT), ROWT(Sigmoid, 1, ew_fold, FT), ROWT(Relu, 1, ew_fold, NT),
+    ROWT(Sign, 9, ew_fold, NT), ROWT(Softplus, 1, NULL, FT), ROWT(Softsign, 1, NULL, FT),
     ROWT(HardSigmoid, 1, NULL, FT), ROWT(HardSwish, 14, NULL, FT), ROWT(Elu, 1, NULL, FT),
     ROWT(Selu, 1, NULL, FT), ROWT(Celu, 12, NULL, FT), ROWT(LeakyRelu, 1, NULL, FT),
     ROWT(ThresholdedRelu, 10, NULL, FT), ROWT(Mish, 18, NULL, FT), ROWT(Not, 1, ew_fold, "bool"),
@@ -520,10 +543,10 @@ static const OpDef elementwise_rows[] = {
     ROWT(BitwiseNot, 18, NULL, "int8-64, uint8-64"),
     {"Identity", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_VIEW, ew_infer, ew_fold, ew_emit, NULL, "all", &sp_Identity},
     ROWT(Add, 1, ew_fold, NT), ROWT(Sub, 1, ew_fold, NT), ROWT(Mul, 1, ew_fold, NT),
-    ROWT(Div, 1, ew_fold, NT), ROWT(Pow, 1, NULL, NT), ROWT(PRelu, 1, NULL, NT),
+    ROWT(Div, 1, ew_fold, NT), ROWT(Pow, 1, ew_fold, NT), ROWT(PRelu, 1, NULL, NT),
     ROWT(Equal, 1, ew_fold, "all"), ROWT(Less, 1, ew_fold, NT), ROWT(Greater, 1, ew_fold, NT),
     ROWT(LessOrEqual, 12, ew_fold, NT), ROWT(GreaterOrEqual, 12, ew_fold, NT),
-    ROWT(And, 1, ew_fold, "bool"), ROWT(Or, 1, ew_fold, "bool"), ROWT(Xor, 1, NULL, "bool"),
+    ROWT(And, 1, ew_fold, "bool"), ROWT(Or, 1, ew_fold, "bool"), ROWT(Xor, 1, ew_fold, "bool"),
     ROWT(BitwiseAnd, 18, NULL, "int8-64, uint8-64"), ROWT(BitwiseOr, 18, NULL, "int8-64, uint8-64"),
     ROWT(BitwiseXor, 18, NULL, "int8-64, uint8-64"),
     ROWT(Max, 1, ew_fold, NT), ROWT(Min, 1, ew_fold, NT), ROWT(Sum, 1, ew_fold, NT),

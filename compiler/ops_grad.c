@@ -15,6 +15,8 @@
  *   LayerNormGrad(dY, X, scale) -> (dX, dScale, dBias)   attrs axis, epsilon
  *   SliceGrad(dY) -> dX                   attrs shape, starts, steps (normalized, one per axis)
  *   GatherGrad(dY, indices) -> dX         attrs axis, shape (scatter-add of rows)
+ *   LSTMGrad(X, W, R, B, -, H0, C0, P, dY, dY_h, dY_c) -> (dX, dW, dR, dB, dH0, dC0, dP)
+ *                                          back-propagation through time (see its section)
  *
  * Kernels: float and double.  Statistics and long sums accumulate in double (sums of float
  * partial sums per row in the convolution kernels), so gradients agree with torch to ~1e-6.
@@ -187,7 +189,12 @@ static void ewg_emit(Emit *e, Node *n) {
   int dt = gv->dtype;
   const char *T = c_type(dt), *f = fs(dt);
   const char *op = attr_s(n, "op", "");
-  const char *g = "X0[i0]", *x = "X1[i1]", *y = "X2[i2]";
+  /* the loop nest indexes only the inputs present (unused index variables would warn) */
+  const Value *ins[3] = {gv, NULL, NULL};
+  int ni = 1;
+  const char *g = "X0[i0]", *x = "0", *y = "0";
+  if (node_in(n, 1)) { x = fmt(e, "X1[i%d]", ni); ins[ni++] = n->inputs[1]; }
+  if (node_in(n, 2)) { y = fmt(e, "X2[i%d]", ni); ins[ni++] = n->inputs[2]; }
   const char *ex = NULL, *pre = NULL;
   double alpha = attr_f(n, "alpha", 0.01f);
 #define L(v) c_lit(e, dt, (v))
@@ -228,9 +235,8 @@ static void ewg_emit(Emit *e, Node *n) {
     fail_node(e->ctx, n, "internal: no elementwise gradient for %s", op);
   }
 #undef L
-  const Value *ins[3] = {gv, node_in(n, 1) ? n->inputs[1] : gv, node_in(n, 2) ? n->inputs[2] : gv};
   EwgBody b = {pre, ex};
-  emit_broadcast_loops(e, n->outputs[0], ins, 3, ewg_body, &b);
+  emit_broadcast_loops(e, n->outputs[0], ins, ni, ewg_body, &b);
 }
 
 /* ---- SoftmaxGrad ------------------------------------------------------------------------------ */
@@ -620,7 +626,7 @@ static void bng_emit(Emit *e, Node *n) {
     ep(e, "const double mg = sg / %lld.0, mgx = sgx / %lld.0;", LL(NS), LL(NS));
   }
   loopv(e, "nb", N);
-  ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
+  if (train) ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "const %s *gp = X0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "%s *dp = Y0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   if (train)
@@ -772,6 +778,209 @@ static void gag_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
+/* ---- LSTMGrad ------------------------------------------------------------------------------------ */
+/* Inputs: the forward LSTM's X, W [D][4H][I], R [D][4H][H] (original layouts), B, sequence_lens,
+   initial_h, initial_c, P, then dY [S][D][B][H], dY_h, dY_c [D][B][H].  Outputs: dX, dW, dR, dB,
+   dinitial_h, dinitial_c, dP.  Per direction, the forward pass is recomputed storing every
+   step's gates (i, o, f, c~ after activation) and states, then back-propagated through time:
+     dh = dh_next + dY_t;  da_o = dh tanh(c) o (1 - o);  dc = dc_next + dh o (1 - tanh(c)^2) + da_o Po
+     da_i = dc c~ i (1 - i);  da_f = dc c_prev f (1 - f);  da_c = dc i (1 - c~^2)
+     dc_next = dc f + da_i Pi + da_f Pf;  dh_next = da R;  dX_t += da W;  dW += da x_t^T;  dR += da h_prev^T
+   Default activations, no clip, no input_forget, layout 0, no sequence_lens (checked). */
+
+typedef struct LG { int64_t S, B, I, H, D; bool rev[2]; } LG;
+
+static void lg_info(Ctx *ctx, const Node *n, LG *l) {
+  require_inputs(ctx, n, 3, 11);
+  Value *x = n->inputs[0], *r = n->inputs[2];
+  need_float(ctx, n, x);
+  if (x->rank != 3 || r->rank != 3) fail_node(ctx, n, "internal: LSTM ranks");
+  const char *dir = attr_s(n, "direction", "forward");
+  l->D = !strcmp(dir, "bidirectional") ? 2 : 1;
+  l->rev[0] = !strcmp(dir, "reverse");
+  l->rev[1] = true;
+  l->S = x->dims[0];
+  l->B = x->dims[1];
+  l->I = x->dims[2];
+  l->H = r->dims[2];
+  if (attr_i(n, "layout", 0)) fail_node(ctx, n, "no gradient rule for LSTM with layout=1");
+  if (node_attr(n, "clip")) fail_node(ctx, n, "no gradient rule for LSTM with clip");
+  if (attr_i(n, "input_forget", 0)) fail_node(ctx, n, "no gradient rule for LSTM with input_forget");
+  if (node_in(n, 4)) fail_node(ctx, n, "no gradient rule for LSTM with sequence_lens");
+  const Attr *aa = node_attr(n, "activations");
+  if (aa) {
+    static const char *const dflt[3] = {"Sigmoid", "Tanh", "Tanh"};
+    for (int i = 0; i < aa->n_strings; i++)
+      if (strcmp(aa->strings[i], dflt[i % 3]))
+        fail_node(ctx, n, "no gradient rule for LSTM with activation '%s' (default activations only)", aa->strings[i]);
+  }
+  for (int k = 1; k < n->n_inputs; k++) {
+    Value *v = node_in(n, k);
+    if (v && k != 4 && v->dtype != x->dtype) fail_node(ctx, n, "internal: LSTM input types");
+  }
+  int64_t G = 4 * l->H;
+  Value *w = n->inputs[1];
+  if (w->rank != 3 || w->dims[0] != l->D || w->dims[1] != G || w->dims[2] != l->I || r->dims[0] != l->D || r->dims[1] != G)
+    fail_node(ctx, n, "internal: LSTM weight shapes");
+}
+
+static void lg_infer(Ctx *ctx, Node *n) {
+  LG l;
+  lg_info(ctx, n, &l);
+  for (int k = 0; k < 7; k++) {
+    Value *o = node_out(n, k);
+    if (!o) continue;
+    static const int src[7] = {0, 1, 2, 3, 5, 6, 7};
+    Value *v = node_in(n, src[k]);
+    if (!v) fail_node(ctx, n, "internal: gradient of a missing LSTM input");
+    value_set_shape(o, v->dtype, v->rank, v->dims);
+  }
+}
+
+static int64_t lg_scratch(Ctx *ctx, Node *n) {
+  LG l;
+  lg_info(ctx, n, &l);
+  int64_t H = l.H, B = l.B, cnt = l.S * B * 4 * H + 2 * (l.S + 1) * B * H + 2 * B * H + 4 * H + H;
+  return cnt * (int64_t)dtype_size(n->inputs[0]->dtype);
+}
+
+static void lg_emit(Emit *e, Node *n) {
+  set_it(n);
+  LG l;
+  lg_info(e->ctx, n, &l);
+  int dt = n->inputs[0]->dtype;
+  const char *T = c_type(dt), *f = fs(dt);
+  int64_t S = l.S, B = l.B, I = l.I, H = l.H, D = l.D, G = 4 * H;
+  bool hasB = node_in(n, 3), hasH0 = node_in(n, 5), hasC0 = node_in(n, 6), hasP = node_in(n, 7);
+  bool hasDY = node_in(n, 8), hasDH = node_in(n, 9), hasDC = node_in(n, 10);
+  ep(e, "%s *gs = (%s *)(void *)W;", T, T);
+  ep(e, "%s *hs = gs + %lld;", T, LL(S * B * G));
+  ep(e, "%s *cs = hs + %lld;", T, LL((S + 1) * B * H));
+  ep(e, "%s *dh = cs + %lld;", T, LL((S + 1) * B * H));
+  ep(e, "%s *dc = dh + %lld;", T, LL(B * H));
+  ep(e, "%s *da = dc + %lld;", T, LL(B * H));
+  ep(e, "%s *dhp = da + %lld;", T, LL(G));
+  for (int k = 0; k < 7; k++)
+    if (node_out(n, k)) ep(e, "if (Y%d) memset(Y%d, 0, %lld);", k, k, LL(value_bytes(n->outputs[k])));
+  for (int d = 0; d < D; d++) {
+    bool rev = l.rev[d];
+    ep(e, "{");
+    ep(e, "/* direction %d (%s) */", d, rev ? "reverse" : "forward");
+    ep(e, "const %s *w = X1 + %lld, *r = X2 + %lld;", T, LL(d * G * I), LL(d * G * H));
+    ep(e, "(void)w;");
+    if (hasB) ep(e, "const %s *bw = X3 + %lld;", T, LL(d * 2 * G));
+    if (hasP) ep(e, "const %s *p = X7 + %lld;", T, LL(d * 3 * H));
+    loopv(e, "q", B * H);
+    ep(e, "hs[q] = %s;", hasH0 ? fmt(e, "X5[%lld + q]", LL(d * B * H)) : "0");
+    ep(e, "cs[q] = %s;", hasC0 ? fmt(e, "X6[%lld + q]", LL(d * B * H)) : "0");
+    ep(e, "}");
+    /* forward, storing gates and states in processing order s */
+    loopv(e, "s", S);
+    ep(e, "const %s t = %s;", IT, rev ? fmt(e, "%lld - s", LL(S - 1)) : "s");
+    loopv(e, "b", B);
+    ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", T, LL(B), LL(I));
+    ep(e, "const %s *hp = hs + (s * %lld + b) * %lld, *cp = cs + (s * %lld + b) * %lld;", T, LL(B), LL(H), LL(B), LL(H));
+    ep(e, "%s *g = gs + (s * %lld + b) * %lld;", T, LL(B), LL(G));
+    ep(e, "%s *hn = hs + ((s + 1) * %lld + b) * %lld, *cn = cs + ((s + 1) * %lld + b) * %lld;", T, LL(B), LL(H), LL(B), LL(H));
+    loopv(e, "k", G);
+    ep(e, "%s acc = %s;", T, hasB ? fmt(e, "bw[k] + bw[%lld + k]", LL(G)) : "0");
+    ep(e, "for (%s i = 0; i < %lld; i++) acc += w[k * %lld + i] * x[i];", IT, LL(I), LL(I));
+    ep(e, "for (%s j = 0; j < %lld; j++) acc += r[k * %lld + j] * hp[j];", IT, LL(H), LL(H));
+    ep(e, "g[k] = acc;");
+    ep(e, "}");
+    loopv(e, "j", H);
+    ep(e, "const %s gi = 1 / (1 + exp%s(-(g[j]%s)));", T, f, hasP ? " + p[j] * cp[j]" : "");
+    ep(e, "const %s gf = 1 / (1 + exp%s(-(g[%lld + j]%s)));", T, f, LL(2 * H), hasP ? fmt(e, " + p[%lld + j] * cp[j]", LL(2 * H)) : "");
+    ep(e, "const %s gc = tanh%s(g[%lld + j]);", T, f, LL(3 * H));
+    ep(e, "const %s c = gf * cp[j] + gi * gc;", T);
+    ep(e, "const %s go = 1 / (1 + exp%s(-(g[%lld + j]%s)));", T, f, LL(H), hasP ? fmt(e, " + p[%lld + j] * c", LL(H)) : "");
+    ep(e, "g[j] = gi;");
+    ep(e, "g[%lld + j] = go;", LL(H));
+    ep(e, "g[%lld + j] = gf;", LL(2 * H));
+    ep(e, "g[%lld + j] = gc;", LL(3 * H));
+    ep(e, "cn[j] = c;");
+    ep(e, "hn[j] = go * tanh%s(c);", f);
+    ep(e, "}");
+    ep(e, "}");
+    ep(e, "}");
+    /* backward through time */
+    loopv(e, "q", B * H);
+    ep(e, "dh[q] = %s;", hasDH ? fmt(e, "X9[%lld + q]", LL(d * B * H)) : "0");
+    ep(e, "dc[q] = %s;", hasDC ? fmt(e, "X10[%lld + q]", LL(d * B * H)) : "0");
+    ep(e, "}");
+    ep(e, "for (%s s = %lld; s >= 0; s--) {", IT, LL(S - 1));
+    ep(e, "const %s t = %s;", IT, rev ? fmt(e, "%lld - s", LL(S - 1)) : "s");
+    loopv(e, "b", B);
+    ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", T, LL(B), LL(I));
+    ep(e, "const %s *hp = hs + (s * %lld + b) * %lld, *cp = cs + (s * %lld + b) * %lld;", T, LL(B), LL(H), LL(B), LL(H));
+    ep(e, "const %s *g = gs + (s * %lld + b) * %lld;", T, LL(B), LL(G));
+    ep(e, "const %s *cn = cs + ((s + 1) * %lld + b) * %lld;", T, LL(B), LL(H));
+    ep(e, "%s *dhb = dh + b * %lld, *dcb = dc + b * %lld;", T, LL(H), LL(H));
+    ep(e, "(void)x;");
+    ep(e, "(void)hp;");
+    loopv(e, "j", H);
+    if (hasDY) ep(e, "dhb[j] += X8[((t * %lld + %d) * %lld + b) * %lld + j];", LL(D), d, LL(B), LL(H));
+    ep(e, "const %s gi = g[j], go = g[%lld + j], gf = g[%lld + j], gc = g[%lld + j];", T, LL(H), LL(2 * H), LL(3 * H));
+    ep(e, "const %s tc = tanh%s(cn[j]);", T, f);
+    ep(e, "const %s dao = dhb[j] * tc * go * (1 - go);", T);
+    ep(e, "const %s dcj = dcb[j] + dhb[j] * go * (1 - tc * tc)%s;", T, hasP ? fmt(e, " + dao * p[%lld + j]", LL(H)) : "");
+    ep(e, "const %s dai = dcj * gc * gi * (1 - gi);", T);
+    ep(e, "const %s daf = dcj * cp[j] * gf * (1 - gf);", T);
+    ep(e, "da[j] = dai;");
+    ep(e, "da[%lld + j] = dao;", LL(H));
+    ep(e, "da[%lld + j] = daf;", LL(2 * H));
+    ep(e, "da[%lld + j] = dcj * gi * (1 - gc * gc);", LL(3 * H));
+    ep(e, "dcb[j] = dcj * gf%s;", hasP ? fmt(e, " + dai * p[j] + daf * p[%lld + j]", LL(2 * H)) : "");
+    if (hasP && node_out(n, 6)) {
+      ep(e, "if (Y6) {");
+      ep(e, "Y6[%lld + j] += dai * cp[j];", LL(d * 3 * H));
+      ep(e, "Y6[%lld + j] += dao * cn[j];", LL(d * 3 * H + H));
+      ep(e, "Y6[%lld + j] += daf * cp[j];", LL(d * 3 * H + 2 * H));
+      ep(e, "}");
+    }
+    ep(e, "}");
+    if (node_out(n, 1)) {
+      ep(e, "if (Y1) for (%s k = 0; k < %lld; k++) {", IT, LL(G));
+      ep(e, "%s *dw = Y1 + %lld + k * %lld;", T, LL(d * G * I), LL(I));
+      ep(e, "for (%s i = 0; i < %lld; i++) dw[i] += da[k] * x[i];", IT, LL(I));
+      ep(e, "}");
+    }
+    if (node_out(n, 2)) {
+      ep(e, "if (Y2) for (%s k = 0; k < %lld; k++) {", IT, LL(G));
+      ep(e, "%s *dr = Y2 + %lld + k * %lld;", T, LL(d * G * H), LL(H));
+      ep(e, "for (%s j = 0; j < %lld; j++) dr[j] += da[k] * hp[j];", IT, LL(H));
+      ep(e, "}");
+    }
+    if (node_out(n, 3)) {
+      ep(e, "if (Y3) for (%s k = 0; k < %lld; k++) {", IT, LL(G));
+      ep(e, "Y3[%lld + k] += da[k];", LL(d * 2 * G));
+      ep(e, "Y3[%lld + k] += da[k];", LL(d * 2 * G + G));
+      ep(e, "}");
+    }
+    if (node_out(n, 0)) {
+      ep(e, "if (Y0) {");
+      ep(e, "%s *dx = Y0 + (t * %lld + b) * %lld;", T, LL(B), LL(I));
+      ep(e, "for (%s k = 0; k < %lld; k++) {", IT, LL(G));
+      ep(e, "const %s *wk = w + k * %lld;", T, LL(I));
+      ep(e, "for (%s i = 0; i < %lld; i++) dx[i] += da[k] * wk[i];", IT, LL(I));
+      ep(e, "}");
+      ep(e, "}");
+    }
+    /* dh_prev = da R */
+    ep(e, "for (%s j = 0; j < %lld; j++) dhp[j] = 0;", IT, LL(H));
+    ep(e, "for (%s k = 0; k < %lld; k++) {", IT, LL(G));
+    ep(e, "const %s *rk = r + k * %lld;", T, LL(H));
+    ep(e, "for (%s j = 0; j < %lld; j++) dhp[j] += da[k] * rk[j];", IT, LL(H));
+    ep(e, "}");
+    ep(e, "for (%s j = 0; j < %lld; j++) dhb[j] = dhp[j];", IT, LL(H));
+    ep(e, "}");
+    ep(e, "}");
+    if (node_out(n, 4)) ep(e, "if (Y4) for (%s q = 0; q < %lld; q++) Y4[%lld + q] = dh[q];", IT, LL(B * H), LL(d * B * H));
+    if (node_out(n, 5)) ep(e, "if (Y5) for (%s q = 0; q < %lld; q++) Y5[%lld + q] = dc[q];", IT, LL(B * H), LL(d * B * H));
+    ep(e, "}");
+  }
+}
+
 /* ---- rows --------------------------------------------------------------------------------------- */
 
 #define GD "onnxc.grad"
@@ -787,5 +996,6 @@ static const OpDef grad_rows[] = {
     GROW("LayerNormGrad", lng_infer, lng_emit),
     GROW("SliceGrad", slg_infer, slg_emit),
     GROW("GatherGrad", gag_infer, gag_emit),
+    {"LSTMGrad", GD, 1, ONNXC_MAX_OPSET, 0, lg_infer, NULL, lg_emit, lg_scratch, "float, double", NULL},
 };
 OPS_FAMILY(grad);

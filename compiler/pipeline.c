@@ -4,6 +4,7 @@
  *   load_onnx        protobuf -> IR, checks of files, tensors, opsets; inlines functions
  *   graph_verify     names defined, single producers, acyclic; topological order
  *   infer_and_fold   shape/type of every value; constant folding
+ *   autodiff         --gradients only: loss and gradient graph (autodiff.c)
  *   eliminate_dead   drop nodes nobody needs and nodes folded to constants
  *   schedule_graph   execution order
  *   plan_memory      live ranges, views, arena offsets (checked)
@@ -220,6 +221,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (!valid_ident(ctx->prefix))
     fail(ctx, "the symbol prefix '%s' is not a C identifier (use --name)", ctx->prefix);
   parse_options(ctx, opt);
+  if (!opt->gradients && (opt->loss || opt->n_freeze)) fail(ctx, "--loss and --freeze need --gradients");
 
   load_onnx(ctx);
   dump(ctx, "load");
@@ -227,8 +229,13 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   dump(ctx, "verify");
   infer_and_fold(ctx, ctx->graph);
   dump(ctx, "infer");
+  if (opt->gradients) {
+    autodiff(ctx, ctx->graph, opt);
+    dump(ctx, "autodiff");
+  }
   eliminate_dead(ctx, ctx->graph);
   dump(ctx, "dce");
+  optimize_graph(ctx, ctx->graph);
   plan_best_order(ctx, ctx->graph);
   write_reports(ctx, opt);
 

@@ -653,6 +653,35 @@ static void emit_template(Emit *e, const char *name) {
   unreachable("missing template");
 }
 
+/* Templates node emitters asked for (emit_use_template); they go right after common.h. */
+static const char *tpl_used[16];
+static int tpl_nused;
+
+void emit_use_template(Emit *e, const char *name) {
+  (void)e;
+  for (int i = 0; i < tpl_nused; i++)
+    if (!strcmp(tpl_used[i], name)) return;
+  CHECK(tpl_nused < 16);
+  tpl_used[tpl_nused++] = name;
+}
+
+/* Inserts the requested templates into b at byte `at`. */
+static void splice_templates(Emit *e, Buf *b, size_t at) {
+  if (!tpl_nused) return;
+  Buf out = {0};
+  Buf *saved = e->out;
+  buf_put(&out, b->p, at);
+  e->out = &out;
+  for (int i = 0; i < tpl_nused; i++) {
+    emit_template(e, tpl_used[i]);
+    buf_puts(&out, "\n");
+  }
+  e->out = saved;
+  buf_put(&out, b->p + at, b->len - at);
+  buf_free(b);
+  *b = out;
+}
+
 static void write_file(Ctx *ctx, const char *path, Buf *b) {
   FILE *f = fopen(path, "wb");
   if (!f) fail(ctx, "cannot write '%s'", path);
@@ -734,6 +763,8 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(cb, "#include \"%s\"\n\n", hbase);
   emit_template(&e, "common");
   buf_puts(cb, "\n");
+  tpl_nused = 0;
+  size_t tpl_at = cb->len;
   int nconst = 0;
   Blob blob = {nm.in[0], 0, NULL};
   if (wv) {
@@ -758,6 +789,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_free(hb);
   if (nconst) buf_puts(cb, "\n");
   emit_node_fns(&e, g);
+  splice_templates(&e, cb, tpl_at);
   /* run: an implementation that also reports output dims, and the typed entry */
   buf_printf(cb, "static int run_impl(void *arena%s,\n    int64_t *const *dims) {\n", paramsb->p ? paramsb->p : "");
   e.indent = 1;

@@ -13,6 +13,9 @@ them in its error, and the runner retries with them bound, once per data set.
 Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools exact; the small
 types (float8, float4, float8e8m0, int4/uint4, int2/uint2) exact by element code.
 
+A case folder may hold onnxc_flags.txt: extra onnxc flags for that case (whitespace-separated,
+e.g. the training fixtures' `--gradients --loss KIND:OUTPUT`).
+
 Prints one line per case and closes with 'N passed, N failed'.  With --ratchet FILE the exit
 status is non-zero when a case listed in FILE fails; --update-ratchet rewrites FILE with the
 passing cases.
@@ -22,6 +25,7 @@ import concurrent.futures as cf
 import glob
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -192,6 +196,12 @@ def run_case(case_dir, tools, keep):
     init_names = {t.name for t in model.graph.initializer}
     in_names = [n for n in in_names if n not in init_names]
     outputs = list(model.graph.output)
+    case_flags = []
+    flags_path = os.path.join(case_dir, "onnxc_flags.txt")
+    if os.path.exists(flags_path):
+        with open(flags_path) as fh:
+            case_flags = shlex.split(fh.read(), comments=True)
+        outputs = []  # the flags may change the outputs: names and types come from the data
     sets = sorted(glob.glob(os.path.join(case_dir, "test_data_set_*")))
     if not sets:
         return name, False, "no test data sets"
@@ -220,7 +230,7 @@ def run_case(case_dir, tools, keep):
                 if built_for == key:
                     break
                 c_path = os.path.join(work, "model.c")
-                cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + EXTRA_FLAGS
+                cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + case_flags + EXTRA_FLAGS
                 if WEIGHTS_FILE:
                     cmd += ["--weights", os.path.join(work, "weights.bin")]
                 for k, v in const.items():
@@ -278,7 +288,8 @@ def run_case(case_dir, tools, keep):
                 got = decode_output(raw, et, dims)
                 err = compare(got, to_compare(want), et in (1, 10, 11, 16))
                 if err:
-                    return name, False, f"output {k} ({outputs[k].name if k < len(outputs) else '?'}), {os.path.basename(ds)}: {err}"
+                    oname = outputs[k].name if k < len(outputs) else (want.name or "?")
+                    return name, False, f"output {k} ({oname}), {os.path.basename(ds)}: {err}"
         return name, True, ""
     except Exception as e:  # noqa: BLE001
         return name, False, f"runner: {type(e).__name__}: {e}"

@@ -1,0 +1,1 @@
+Bfc.bias_gradJ8{>›¶Š¾{m*?

@@ -1,0 +1,1 @@
+Bl2.bias_gradJB�ݾȹ/?k畿
