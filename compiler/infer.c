@@ -45,6 +45,19 @@ static void check_small_types(Ctx *ctx, Node *n) {
 }
 
 void infer_node(Ctx *ctx, Node *n) {
+  bool seq_in = false;
+  for (int k = 0; k < n->n_inputs; k++)
+    if (n->inputs[k] && n->inputs[k]->seq) seq_in = true;
+  if (seq_in && !strcmp(n->op_type, "Identity") && !*n->domain && n->outputs[0]) {
+    /* a sequence passed through: the same items */
+    Value *y = n->outputs[0];
+    y->seq = n->inputs[0]->seq;
+    value_set_shape(y, n->inputs[0]->dtype, 0, NULL);
+    n->def = op_lookup("", "Identity", n->opset);
+    return;
+  }
+  if (seq_in && !op_takes_sequences(n))
+    fail_node(ctx, n, "sequence inputs are not supported by this op");
   resolve_op(ctx, n);
   check_small_types(ctx, n);
   for (int k = 0; k < n->n_inputs; k++) {

@@ -91,6 +91,8 @@ struct Value {
   int alias_kind;         /* ALIAS_VIEW, ALIAS_INPLACE, ALIAS_CONCAT */
   int64_t alias_offset;   /* byte offset inside alias_of */
   const char *cname;      /* C identifier of constants in generated code */
+  PtrVec *seq;            /* a sequence: its items, known at compile time (ops_sequence.c);
+                             dtype is the items' type, the value itself has no storage */
 };
 
 /* Attribute kinds (AttributeProto.AttributeType) */
@@ -324,6 +326,10 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max);
 /* ---- pipeline.c ----------------------------------------------------------------------- */
 
 void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
+/* ops_sequence.c: a graph output that is a sequence becomes one output per item, named
+   "<name>[k]" (sequences have no run-time form of their own). */
+void flatten_sequence_outputs(Ctx *ctx, Graph *g);
+bool op_takes_sequences(const Node *n);
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
 /* optimize.c: fuses BatchNormalization, bias/residual Adds and activations into the producing

@@ -15,7 +15,8 @@ extern const OpTable ops_elementwise, ops_tensor, ops_nn, ops_reduce, ops_misc, 
     ops_image, ops_attention, ops_control,
     ops_grad, ops_extra;
 
-static const OpTable *const families[] = {&ops_elementwise, &ops_tensor, &ops_nn, &ops_reduce,
+extern const OpTable ops_sequence;
+static const OpTable *const families[] = {&ops_sequence, &ops_elementwise, &ops_tensor, &ops_nn, &ops_reduce,
                                           &ops_misc, &ops_quant, &ops_seq, &ops_image,
                                           &ops_attention, &ops_control,
                                           &ops_grad, &ops_extra};

@@ -228,6 +228,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   graph_verify(ctx, ctx->graph);
   dump(ctx, "verify");
   infer_and_fold(ctx, ctx->graph);
+  flatten_sequence_outputs(ctx, ctx->graph);
   dump(ctx, "infer");
   if (opt->gradients) {
     autodiff(ctx, ctx->graph, opt);

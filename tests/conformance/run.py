@@ -276,20 +276,32 @@ def run_case(case_dir, tools, keep):
             rc, msg = run_cmd(args, timeout=300)
             if rc != 0:
                 return name, False, f"run ({os.path.basename(ds)}): status {rc}: {first_line(msg)}"
+            j = 0  # harness output index: a sequence output is one output per item
             for k, f in enumerate(out_files):
-                want = onnx.TensorProto()
                 with open(f, "rb") as fh:
-                    want.ParseFromString(fh.read())
-                et = outputs[k].type.tensor_type.elem_type if k < len(outputs) else want.data_type
-                with open(os.path.join(work, f"out_{k}.dims")) as fh:
-                    dims = [int(x) for x in fh.read().split()]
-                with open(os.path.join(work, f"out_{k}.bin"), "rb") as fh:
-                    raw = fh.read()
-                got = decode_output(raw, et, dims)
-                err = compare(got, to_compare(want), et in (1, 10, 11, 16))
-                if err:
-                    oname = outputs[k].name if k < len(outputs) else (want.name or "?")
-                    return name, False, f"output {k} ({oname}), {os.path.basename(ds)}: {err}"
+                    data = fh.read()
+                if k < len(outputs) and outputs[k].type.HasField("sequence_type"):
+                    sp = onnx.SequenceProto()
+                    sp.ParseFromString(data)
+                    wants = [(w, w.data_type) for w in sp.tensor_values]
+                else:
+                    want = onnx.TensorProto()
+                    want.ParseFromString(data)
+                    et = outputs[k].type.tensor_type.elem_type if k < len(outputs) else want.data_type
+                    wants = [(want, et)]
+                for want, et in wants:
+                    if not os.path.exists(os.path.join(work, f"out_{j}.dims")):
+                        return name, False, f"output {k}: the model gives fewer outputs than expected"
+                    with open(os.path.join(work, f"out_{j}.dims")) as fh:
+                        dims = [int(x) for x in fh.read().split()]
+                    with open(os.path.join(work, f"out_{j}.bin"), "rb") as fh:
+                        raw = fh.read()
+                    got = decode_output(raw, et, dims)
+                    err = compare(got, to_compare(want), et in (1, 10, 11, 16))
+                    if err:
+                        oname = outputs[k].name if k < len(outputs) else (want.name or "?")
+                        return name, False, f"output {k} ({oname}) item {j}, {os.path.basename(ds)}: {err}"
+                    j += 1
         return name, True, ""
     except Exception as e:  # noqa: BLE001
         return name, False, f"runner: {type(e).__name__}: {e}"
