@@ -244,6 +244,25 @@ static void split_emit(Emit *e, Node *n) {
 
 static void nocode_emit(Emit *e, Node *n) { (void)e; (void)n; }
 
+/* Optionals over plain tensors: a tensor value is always present, an omitted input never is. */
+static void has_element_infer(Ctx *ctx, Node *n) {
+  Value *x = node_in(n, 0), *y = n->outputs[0];
+  if (x && x->seq) fail_node(ctx, n, "optional sequences are not supported");
+  value_set_shape(y, DT_BOOL, 0, NULL);
+  value_alloc_data(ctx, y);
+  const_set_i(y, 0, x != NULL);
+}
+
+static void get_element_infer(Ctx *ctx, Node *n) {
+  Value *x = node_in(n, 0);
+  if (!x) fail_node(ctx, n, "the optional is empty");
+  if (x->seq) fail_node(ctx, n, "optional sequences are not supported");
+  n->op_type = "Identity";
+  n->def = op_lookup("", "Identity", n->opset);
+  CHECK(n->def);
+  n->def->infer(ctx, n);
+}
+
 bool op_takes_sequences(const Node *n) {
   static const char *const ops[] = {"SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
                                     "ConcatFromSequence", NULL};
@@ -294,5 +313,7 @@ static const OpDef sequence_rows[] = {
     {"SequenceLength", "", 11, ONNXC_MAX_OPSET, 0, length_infer, NULL, nocode_emit, NULL, ANY, NULL},
     {"ConcatFromSequence", "", 11, ONNXC_MAX_OPSET, 0, concat_infer, NULL, concat_emit, NULL, ANY, NULL},
     {"SplitToSequence", "", 11, ONNXC_MAX_OPSET, 0, split_infer, NULL, split_emit, NULL, ANY, NULL},
+    {"OptionalHasElement", "", 15, ONNXC_MAX_OPSET, 0, has_element_infer, NULL, nocode_emit, NULL, "tensors (present unless omitted)", NULL},
+    {"OptionalGetElement", "", 15, ONNXC_MAX_OPSET, 0, get_element_infer, NULL, NULL, NULL, "tensors", NULL},
 };
 OPS_FAMILY(sequence);
