@@ -74,3 +74,17 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max) {
   for (int k = 0; k < min; k++)
     if (!n->inputs[k]) fail_node(ctx, n, "required input %d is missing", k);
 }
+
+/* Flat index into v (rank <= out rank, broadcast) for output index o of out. */
+int64_t bcast_index(const Value *out, const Value *v, int64_t o) {
+  int64_t idx = 0, stride = 1;
+  for (int d = out->rank - 1; d >= 0; d--) {
+    int64_t c = o % out->dims[d];
+    o /= out->dims[d];
+    int vd = d - (out->rank - v->rank);
+    if (vd < 0) continue;
+    if (v->dims[vd] != 1) idx += c * stride;
+    stride *= v->dims[vd];
+  }
+  return idx;
+}

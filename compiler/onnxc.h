@@ -147,7 +147,11 @@ struct Node {
      panels of 8 filters; Gemm/MatMul: B as [K][N] with alpha folded in); orig_w is the ONNX
      weight, for its shape */
   Value *orig_w;
+  int w_layout;           /* with orig_w: W_PANELS or W_WINO23 */
 };
+
+/* Layouts of re-laid-out Conv weights (optimize.c; ops_nn.c and templates/ read them). */
+enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2 };
 
 /* Activations fused into a kernel's epilogue (the numbers of templates/gemm.h ONNXC_ACT_*). */
 enum { FUSE_NONE = 0, FUSE_RELU = 1, FUSE_CLIP = 2, FUSE_LEAKY = 3, FUSE_SIGMOID = 4, FUSE_HARDSIGMOID = 5,
@@ -317,6 +321,8 @@ void infer_same_as_input0(Ctx *ctx, Node *n);     /* out0 = dtype/shape of in0 *
 void infer_broadcast(Ctx *ctx, Node *n);          /* multidirectional broadcast of all inputs */
 /* Broadcast shapes a and b into out; false if incompatible. */
 bool broadcast_shapes(int ra, const int64_t *a, int rb, const int64_t *b, int *rout, int64_t *out);
+/* Flat index into v (numpy-broadcast against out) of out's flat index o (constant folding). */
+int64_t bcast_index(const Value *out, const Value *v, int64_t o);
 /* Normalizes a possibly negative axis for rank r; fails on out of range. */
 int norm_axis(Ctx *ctx, const Node *n, int64_t axis, int rank);
 /* Requires input i present with one of the listed dtypes (terminated by 0). */
@@ -441,6 +447,9 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
    helpers shared by node functions). */
 void emit_use_template(Emit *e, const char *name);
 
+/* Static const tables inside a node function (lookup tables computed by the compiler). */
+void emit_itab(Emit *e, const char *name, const int64_t *v, int64_t n);
+void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n);
 /* Writes net.c and net.h. */
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);
 

@@ -221,19 +221,6 @@ static int64_t fold_i(const char *op, int64_t a, int64_t b) {
   return 0;
 }
 
-/* Flat index into v (rank <= out rank, broadcast) for output index o of out. */
-static int64_t bcast_index(const Value *out, const Value *v, int64_t o) {
-  int64_t idx = 0, stride = 1;
-  for (int d = out->rank - 1; d >= 0; d--) {
-    int64_t c = o % out->dims[d];
-    o /= out->dims[d];
-    int vd = d - (out->rank - v->rank);
-    if (vd < 0) continue;
-    if (v->dims[vd] != 1) idx += c * stride;
-    stride *= v->dims[vd];
-  }
-  return idx;
-}
 
 static void ew_fold(Ctx *ctx, Node *n) {
   (void)ctx;

@@ -29,38 +29,7 @@ static const char *mf(Emit *e, int ct, const char *name) { return ct == DT_DOUBL
 static const char *itype(int64_t n) { return n < 2147483647LL ? "int" : "int64_t"; }
 
 /* static const integer / float tables inside the node function, 12 values a line */
-static void emit_itab(Emit *e, const char *name, const int64_t *v, int64_t n) {
-  bool small = true;
-  for (int64_t i = 0; i < n; i++)
-    if (v[i] > 2147483647LL || v[i] < -2147483647LL) small = false;
-  ep(e, "static const %s %s[%lld] = {", small ? "int32_t" : "int64_t", name, (long long)(n > 0 ? n : 1));
-  char line[1024];
-  int len = 0;
-  for (int64_t i = 0; i < n; i++) {
-    len += snprintf(line + len, sizeof line - (size_t)len, "%s%s", c_lit_i(e, DT_INT64, v[i]), i + 1 < n ? ", " : "");
-    if ((i + 1) % 12 == 0 || i + 1 == n) {
-      ep(e, "%s", line);
-      len = 0;
-    }
-  }
-  if (n == 0) ep(e, "0");
-  ep(e, "};");
-}
 
-static void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n) {
-  ep(e, "static const %s %s[%lld] = {", c_type(ct), name, (long long)(n > 0 ? n : 1));
-  char line[1024];
-  int len = 0;
-  for (int64_t i = 0; i < n; i++) {
-    len += snprintf(line + len, sizeof line - (size_t)len, "%s%s", c_lit(e, ct, v[i]), i + 1 < n ? ", " : "");
-    if ((i + 1) % 8 == 0 || i + 1 == n) {
-      ep(e, "%s", line);
-      len = 0;
-    }
-  }
-  if (n == 0) ep(e, "0");
-  ep(e, "};");
-}
 
 /* Store of a compute-typed expression into dt; integers round half to even and saturate. */
 static const char *store_sat(Emit *e, int dt, const char *x) {

@@ -33,18 +33,6 @@ static int ctype_of(int dt) { return dt == DT_DOUBLE ? DT_DOUBLE : (dtype_is_flo
 /* libm name for the compute type: "expf" for float, "exp" for double */
 static const char *lm(Emit *e, int ct, const char *f) { return ct == DT_DOUBLE ? f : fmt(e, "%sf", f); }
 
-static int64_t bcast_index(const Value *out, const Value *v, int64_t o) {
-  int64_t idx = 0, stride = 1;
-  for (int d = out->rank - 1; d >= 0; d--) {
-    int64_t c = o % out->dims[d];
-    o /= out->dims[d];
-    int vd = d - (out->rank - v->rank);
-    if (vd < 0) continue;
-    if (v->dims[vd] != 1) idx += c * stride;
-    stride *= v->dims[vd];
-  }
-  return idx;
-}
 
 static int bit_width(int dt) { return (int)dtype_size(dt) * 8; }
 

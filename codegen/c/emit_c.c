@@ -900,3 +900,42 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   write_file(ctx, c_path, cb);
   buf_free(cb);
 }
+
+/* A static const table inside a node function: integers in the smallest C type that holds
+   them (uint8_t, int32_t or int64_t), floats in the compute type ct. */
+void emit_itab(Emit *e, const char *name, const int64_t *v, int64_t n) {
+  bool small = true, byte = true;
+  for (int64_t i = 0; i < n; i++) {
+    if (v[i] > 2147483647LL || v[i] < -2147483647LL) small = false;
+    if (v[i] < 0 || v[i] > 255) byte = false;
+  }
+  ep(e, "static const %s %s[%lld] = {", byte ? "uint8_t" : small ? "int32_t" : "int64_t", name, (long long)(n > 0 ? n : 1));
+  char line[1024];
+  int len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    bool brk = (i + 1) % 12 == 0 || i + 1 == n;
+    len += snprintf(line + len, sizeof line - (size_t)len, "%s%s", c_lit_i(e, DT_INT64, v[i]), i + 1 < n ? (brk ? "," : ", ") : "");
+    if (brk) {
+      ep(e, "%s", line);
+      len = 0;
+    }
+  }
+  if (n == 0) ep(e, "0");
+  ep(e, "};");
+}
+
+void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n) {
+  ep(e, "static const %s %s[%lld] = {", c_type(ct), name, (long long)(n > 0 ? n : 1));
+  char line[1024];
+  int len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    bool brk = (i + 1) % 6 == 0 || i + 1 == n;
+    len += snprintf(line + len, sizeof line - (size_t)len, "%s%s", c_lit(e, ct, v[i]), i + 1 < n ? (brk ? "," : ", ") : "");
+    if (brk) {
+      ep(e, "%s", line);
+      len = 0;
+    }
+  }
+  if (n == 0) ep(e, "0");
+  ep(e, "};");
+}
