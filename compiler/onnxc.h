@@ -338,6 +338,9 @@ void flatten_sequence_outputs(Ctx *ctx, Graph *g);
 bool op_takes_sequences(const Node *n);
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
+/* optimize.c: fuses BatchNormalization, bias/residual Adds and activations into the producing
+   Conv/Gemm/MatMul and stores their constant weights in the layouts the kernels read. */
+void optimize_graph(Ctx *ctx, Graph *g);
 void schedule_graph(Ctx *ctx, Graph *g);       /* schedule.c: sets g->sched (model order) */
 /* Sets g->sched to the named order; false when the order does not apply (too big). */
 bool schedule_graph_order(Ctx *ctx, Graph *g, const char *order);

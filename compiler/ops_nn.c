@@ -6,11 +6,24 @@
  * Kernels for float and double work on the storage type directly; float16/bfloat16 (and the
  * integer MatMul/Gemm types) take simple loops that load/convert every element.
  *
- * GEMM kernel (Conv, Gemm, MatMul): register blocks of 4 rows x 16 columns whose sums stay in
- * small local arrays across the k loop, i-k-j inside the block (contiguous in j); this form
- * auto-vectorizes at -O3 and is still 4-5x faster than a plain i-k-j loop at -O2.  Gemm with
- * transB (PyTorch Linear) uses dot products with 8 partial sums instead.
- * Conv (float/double) forms:
+ * float32 Conv/Gemm/MatMul call the kernels of templates/gemm.h and templates/conv.h
+ * (register-blocked micro-kernels with AVX-512 / AVX2+FMA / portable C paths, chosen when the
+ * generated C is compiled), with the epilogue optimize.c fused in (bias, addend, activation):
+ *   - Conv with weights packed by optimize.c: 1x1 stride 1 -> onnxc_sgemm on the input; 3x3
+ *     stride 1 pad 1 (>= 32 channels) -> Winograd F(2x2,3x3) in blocks of tile rows (scratch;
+ *     none: direct); other stride-1 "same" 2-D -> implicit GEMM on the input (no scratch);
+ *     else im2col in blocks of KB rows x TR output rows into scratch, each block multiplied
+ *     into the output (under a tight scratch cap: direct loops on the packed weights);
+ *   - depthwise (one input channel per group, < 4 outputs each), rank <= 2 -> onnxc_dw2d;
+ *   - Gemm/MatMul with B as [K][N] (optimize.c transposes constant B, folds alpha) ->
+ *     onnxc_sgemm_a (A packed 8 rows at a time on the stack; M = 1: a vector product).
+ *   MaxPool 2-D -> onnxc_maxpool2d; global pools use 16 partial results.
+ * Other types and layouts use emitted loops: GEMM register blocks of 4 rows x 16 columns whose
+ * sums stay in small local arrays across the k loop, i-k-j inside the block (contiguous in j);
+ * this form auto-vectorizes at -O3 and is still 4-5x faster than a plain i-k-j loop at -O2.
+ * Gemm with transB (PyTorch Linear) uses dot products with 8 partial sums instead.
+ * Fused epilogues that a form cannot apply itself run as a pass over the output.
+ * Conv (double, and float without packed weights) forms:
  *   - pointwise (1x1, stride 1, no pad): GEMM straight on the input,
  *   - depthwise (one input channel per group, < 4 outputs each), rank <= 2: the channel is
  *     copied into a zero-padded plane in scratch and outputs are computed on rows of WW >= OW
@@ -222,16 +235,21 @@ typedef struct ConvInfo {
   Geo g;
   int64_t N, C, M, G, Cg, Mg, KP, IHW, OHW, ROWS, TR;
   bool pointwise, direct, wide;
+  /* fast: float32 with the weight packed by optimize.c (panels of 8 filters, Mp rows per
+     group): GEMM forms of templates/gemm.h; im2col in blocks of KB rows x TR output rows */
+  bool fast, same, dw, wino;
+  int64_t Mp, KB, TB; /* TB: tiles per Winograd block (whole tile rows) */
   /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
   int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
 } ConvInfo;
 
 #define TILE_ELEMS 65536 /* target size of one im2col tile */
+#define GEMM_KB 128      /* k block of the packed GEMM (templates/gemm.h ONNXC_KC) */
 
 /* Inputs, ranks, kernel size, batch and channels shared by Conv and ConvTranspose. */
 static void conv_common(Ctx *ctx, const Node *n, ConvInfo *ci, Value **px, Value **pw) {
-  require_inputs(ctx, n, 2, 3);
-  Value *x = *px = n->inputs[0], *w = *pw = n->inputs[1];
+  require_inputs(ctx, n, 2, n->fuse_add ? n->fuse_add + 1 : 3);
+  Value *x = *px = n->inputs[0], *w = *pw = n->orig_w ? n->orig_w : n->inputs[1];
   require_dtype(ctx, n, 0, float_types);
   require_same_dtype(ctx, n, 1, x->dtype);
   require_same_dtype(ctx, n, 2, x->dtype);
@@ -275,6 +293,59 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->out[i] != g->in[i]) ci->pointwise = false;
   ci->direct = ci->Cg == 1 && ci->Mg < 4 && !ci->pointwise;
   ci->wide = ci->direct && r <= 2;
+  ci->fast = x->dtype == DT_FLOAT && n->orig_w;
+  ci->same = ci->dw = ci->wino = false;
+  if (ci->fast && n->w_layout == W_WINO23) {
+    /* blocks of whole tile rows, about 1 MiB of transformed tiles; under a scratch cap
+       fewer rows; none fit: direct loops (onnxc_wino23_direct) */
+    int64_t TX = (g->in[1] + 1) / 2, TY = (g->in[0] + 1) / 2, per_row = 16 * TX * (ci->Cg + ci->Mg) * 4;
+    int64_t rows = (1048576 + per_row - 1) / per_row, cap = n->scratch_cap;
+    if (rows > TY) rows = TY;
+    if (cap >= 0 && rows * per_row > cap) rows = cap / per_row;
+    if (rows > 0) rows = (TY + (TY + rows - 1) / rows - 1) / ((TY + rows - 1) / rows); /* equal blocks */
+    ci->wino = true;
+    ci->TB = rows * TX;
+    ci->Mp = (ci->Mg + 7) / 8 * 8;
+    ci->direct = ci->wide = false;
+    return;
+  }
+  if (x->dtype == DT_FLOAT && ci->direct && r <= 2 && g->k[r - 1] <= 16 && g->out[r - 1] <= 1024 && !n->orig_w) {
+    ci->dw = true; /* onnxc_dw2d (templates/conv.h): no scratch */
+    ci->direct = ci->wide = false;
+    return;
+  }
+  if (ci->fast && r <= 2 && ci->KP <= 49 && !ci->pointwise) {
+    bool same = true;
+    for (int i = 0; i < r; i++)
+      if (g->s[i] != 1 || g->out[i] != g->in[i]) same = false;
+    if (same) { /* implicit GEMM on the input (onnxc_conv_same): no scratch */
+      ci->same = true;
+      ci->direct = ci->wide = false;
+      ci->Mp = (ci->Mg + 7) / 8 * 8;
+      return;
+    }
+  }
+  if (ci->fast) {
+    /* im2col blocks of KB rows (k) by TR output rows, about TILE_ELEMS floats; under a scratch
+       cap fewer rows, then shorter blocks, then the direct loops (no scratch) */
+    int64_t K = ci->Cg * ci->KP, OW = g->out[r - 1], cap = n->scratch_cap;
+    ci->Mp = (ci->Mg + 7) / 8 * 8;
+    ci->direct = ci->wide = false;
+    ci->KB = K < GEMM_KB ? K : GEMM_KB;
+    ci->TR = TILE_ELEMS / (ci->KB * OW) > 0 ? TILE_ELEMS / (ci->KB * OW) : 1;
+    if (ci->TR > ci->ROWS) ci->TR = ci->ROWS;
+    if (!ci->pointwise && cap >= 0 && ci->KB * ci->TR * OW * 4 > cap) {
+      ci->TR = cap / (ci->KB * OW * 4);
+      if (ci->TR < 1) { /* blocks of a power of two rows, so that they nest in the packed blocks */
+        ci->TR = 1;
+        while (ci->KB > 8 && ci->KB * OW * 4 > cap) ci->KB = ci->KB >= GEMM_KB ? GEMM_KB / 2 : ci->KB / 2;
+        if (ci->KB < 1 || ci->KB * OW * 4 > cap) ci->direct = true;
+      }
+    }
+    int64_t tiles = (ci->ROWS + ci->TR - 1) / ci->TR; /* equal tiles: 56 rows as 8 x 7, not 6 x 9 + 2 */
+    ci->TR = (ci->ROWS + tiles - 1) / tiles;
+    return;
+  }
   /* the planner's scratch cap (memory-lean plans): forms whose scratch does not fit fall back
      to smaller im2col tiles, then to direct loops that need none */
   int64_t cap = n->scratch_cap, es = (int64_t)dtype_size(x->dtype);
@@ -326,6 +397,9 @@ static int64_t conv_scratch(Ctx *ctx, Node *n) {
   ConvInfo ci;
   conv_info(ctx, n, &ci);
   if (!is_native(n->inputs[0]->dtype) || ci.pointwise) return 0;
+  if (ci.dw || ci.same) return 0;
+  if (ci.wino) return 16 * ci.TB * (ci.Cg + ci.Mg) * 4;
+  if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
   if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
   if (ci.direct) return 0;
   return ci.Cg * ci.KP * ci.TR * ci.g.out[ci.g.r - 1] * (int64_t)dtype_size(n->inputs[0]->dtype);
@@ -362,7 +436,7 @@ static void emit_outer_coords(Emit *e, const Geo *g) {
 
 static void emit_kernel_loops(Emit *e, const Geo *g) {
   for (int d = 0; d < g->r; d++) {
-    char v[8];
+    char v[16];
     snprintf(v, sizeof v, "k%d", d);
     loop(e, v, g->k[d]);
   }
@@ -393,7 +467,7 @@ static void conv_emit_generic(Emit *e, Node *n, const ConvInfo *ci) {
   ep(e, "const %s cb = (oc / %lld) * %lld;", IT, LL(ci->Mg), LL(ci->Cg));
   ep(e, "%s yo = (nb * %lld + oc) * %lld;", IT, LL(ci->M), LL(ci->OHW));
   for (int d = 0; d < r; d++) {
-    char v[8];
+    char v[16];
     snprintf(v, sizeof v, "o%d", d);
     loop(e, v, g->out[d]);
   }
@@ -417,6 +491,120 @@ static void conv_emit_generic(Emit *e, Node *n, const ConvInfo *ci) {
   ep(e, "}");
 }
 
+/* ---- fused epilogues (optimize.c) --------------------------------------------------------- */
+
+/* The onnxc_epi initializer of n's fused epilogue: bias (per row or column), addend, act. */
+static const char *epi_init(Emit *e, const Node *n, const char *bias, bool bias_cols, const char *res, int64_t ldr) {
+  return fmt(e, "{%s, %d, %s, %lld, %d, %s, %s}", bias ? bias : "(const float *)0", bias_cols ? 1 : 0,
+             res ? res : "(const float *)0", LL(ldr), n->fuse_act, c_lit(e, DT_FLOAT, n->fuse_alpha),
+             c_lit(e, DT_FLOAT, n->fuse_beta));
+}
+
+/* Applies n's fused addend and activation to the whole output after a kernel without them. */
+static void emit_post_epilogue(Emit *e, const Node *n) {
+  if (!n->fuse_add && !n->fuse_act) return;
+  Value *y = n->outputs[0];
+  int64_t cnt = value_numel(y), N = y->rank ? y->dims[y->rank - 1] : 1;
+  Value *a = n->fuse_add ? n->inputs[n->fuse_add] : NULL;
+  bool col = a && value_numel(a) != cnt;
+  emit_use_template(e, "gemm");
+  ep(e, "for (%s i = 0; i < %lld; i += %lld) onnxc_epi_row(Y0 + i, %lld, 0.0f, %s, %s, %d, %s, %s);", IT, LL(cnt), LL(N), LL(N),
+     col ? fmt(e, "X%d", n->fuse_add) : "(const float *)0", a && !col ? fmt(e, "X%d + i", n->fuse_add) : "(const float *)0",
+     n->fuse_act, c_lit(e, DT_FLOAT, n->fuse_alpha), c_lit(e, DT_FLOAT, n->fuse_beta));
+}
+
+/* float32 with packed weights: 1x1 convolutions are one GEMM per group on the input; others
+   unfold blocks of KB (k) rows by TR output rows into scratch and multiply each block into the
+   output (the first block writes, later ones add, the last runs the epilogue). */
+static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
+  const Geo *g = &ci->g;
+  int r = g->r, l = r - 1;
+  int64_t OW = g->out[l], K = ci->Cg * ci->KP;
+  emit_use_template(e, "gemm");
+  /* 2-D geometry (1-D as H = 1) for the conv.h kernels */
+  int64_t H = r == 2 ? g->in[0] : 1, KH = r == 2 ? g->k[0] : 1, SH = r == 2 ? g->s[0] : 1, PH = r == 2 ? g->pb[0] : 0;
+  int64_t DH = r == 2 ? g->d[0] : 1, OH = r == 2 ? g->out[0] : 1;
+  if (ci->dw) { /* all channels at once: one input plane per group, Mg outputs each */
+    emit_use_template(e, "conv");
+    loop(e, "nb", ci->N);
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, node_in(n, 2) ? "X2" : NULL, false,
+                                                n->fuse_add ? fmt(e, "X%d + nb * %lld", n->fuse_add, LL(ci->M * ci->OHW)) : NULL, ci->OHW));
+    ep(e, "onnxc_dw2d(%lld, %lld, X0 + nb * %lld, %lld, %lld, X1, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0 + nb * %lld, %lld, %lld, &ep);",
+       LL(ci->M), LL(ci->Mg), LL(ci->C * ci->IHW), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(PH),
+       LL(g->pb[l]), LL(DH), LL(g->d[l]), LL(ci->M * ci->OHW), LL(OH), LL(OW));
+    ep(e, "}");
+    return;
+  }
+  loop(e, "nb", ci->N);
+  loop(e, "gi", ci->G);
+  ep(e, "const float *xg = X0 + (nb * %lld + gi * %lld) * %lld;", LL(ci->C), LL(ci->Cg), LL(ci->IHW));
+  ep(e, "const float *wg = X1 + gi * %lld;", LL(ci->Mp * (ci->wino ? 16 * ci->Cg : K)));
+  ep(e, "float *yg = Y0 + (nb * %lld + gi * %lld) * %lld;", LL(ci->M), LL(ci->Mg), LL(ci->OHW));
+  const char *res = n->fuse_add ? fmt(e, "X%d + (nb * %lld + gi * %lld) * %lld", n->fuse_add, LL(ci->M), LL(ci->Mg), LL(ci->OHW)) : NULL;
+  const char *bias = node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci->Mg)) : NULL;
+  if (ci->pointwise) {
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    ep(e, "onnxc_sgemm(%lld, %lld, %lld, wg, 8, xg, %lld, yg, %lld, &ep);", LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
+  } else if (ci->wino) {
+    emit_use_template(e, "conv");
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    if (ci->TB > 0)
+      ep(e, "onnxc_wino23(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld);", LL(ci->Mg), LL(ci->Cg),
+         LL(g->in[0]), LL(g->in[1]), LL(ci->TB));
+    else
+      ep(e, "onnxc_wino23_direct(%lld, %lld, %lld, %lld, xg, wg, yg, &ep);", LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]));
+  } else if (ci->same) {
+    emit_use_template(e, "conv");
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    ep(e, "onnxc_conv_same(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep);", LL(ci->Mg),
+       LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]));
+  } else {
+    ep(e, "float *col = (float *)W;");
+    ep(e, "for (%s r0 = 0; r0 < %lld; r0 += %lld) {", IT, LL(ci->ROWS), LL(ci->TR));
+    ep(e, "const %s rn = %lld - r0 < %lld ? %lld - r0 : %lld;", IT, LL(ci->ROWS), LL(ci->TR), LL(ci->ROWS), LL(ci->TR));
+    ep(e, "const %s jn = rn * %lld;", IT, LL(OW));
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res ? fmt(e, "%s + r0 * %lld", res, LL(OW)) : NULL, ci->OHW));
+    ep(e, "for (%s kb = 0; kb < %lld; kb += %lld) {", IT, LL(K), LL(ci->KB));
+    ep(e, "const %s kc = %lld - kb < %lld ? %lld - kb : %lld;", IT, LL(K), LL(ci->KB), LL(K), LL(ci->KB));
+    ep(e, "for (%s kk = 0; kk < kc; kk++) {", IT);
+    ep(e, "const %s kx = kb + kk, c = kx / %lld;", IT, LL(ci->KP));
+    ep(e, "%s t = kx - c * %lld;", IT, LL(ci->KP));
+    for (int d = r - 1; d >= 0; d--) {
+      if (d > 0) {
+        ep(e, "const %s k%d = t %% %lld;", IT, d, LL(g->k[d]));
+        ep(e, "t /= %lld;", LL(g->k[d]));
+      } else {
+        ep(e, "const %s k0 = t;", IT);
+      }
+    }
+    ep(e, "const float *xc = xg + c * %lld;", LL(ci->IHW));
+    ep(e, "float *cp = col + kk * jn;");
+    emit_row_range(e, g, fmt(e, "k%d", l));
+    ep(e, "for (%s rr = r0; rr < r0 + rn; rr++) {", IT);
+    ep(e, "float *restrict cr = cp;");
+    ep(e, "%s ow = 0;", IT);
+    ep(e, "cp += %lld;", LL(OW));
+    ep(e, "do {");
+    emit_outer_coords(e, g);
+    ep(e, "const float *restrict xr = xc + xo;");
+    ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
+    if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
+    else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
+    ep(e, "} while (0);");
+    ep(e, "for (; ow < %lld; ow++) cr[ow] = 0;", LL(OW));
+    ep(e, "}");
+    ep(e, "}");
+    /* the packed block holding kb..kb+kc (KB divides GEMM_KB) */
+    ep(e, "const %s b0 = kb / %d * %d, bl = %lld - b0 < %d ? %lld - b0 : %d;", IT, GEMM_KB, GEMM_KB, LL(K), GEMM_KB, LL(K), GEMM_KB);
+    ep(e, "onnxc_gemm_blk(%lld, jn, kc, wg + b0 * %lld + (kb - b0) * 8, 8 * bl, col, jn, yg + r0 * %lld, %lld, kb > 0, kb + kc >= %lld ? &ep : (const onnxc_epi *)0);",
+       LL(ci->Mg), LL(ci->Mp), LL(OW), LL(ci->OHW), LL(K));
+    ep(e, "}");
+    ep(e, "}");
+  }
+  ep(e, "}");
+  ep(e, "}");
+}
+
 static void conv_emit(Emit *e, Node *n) {
   ConvInfo ci;
   conv_info(e->ctx, n, &ci);
@@ -424,6 +612,10 @@ static void conv_emit(Emit *e, Node *n) {
   set_it(n, conv_scratch(e->ctx, n));
   if (!is_native(dt)) {
     conv_emit_generic(e, n, &ci);
+    return;
+  }
+  if ((ci.fast && !ci.direct) || ci.dw) {
+    conv_emit_fast(e, n, &ci);
     return;
   }
   const Geo *g = &ci.g;
@@ -434,9 +626,9 @@ static void conv_emit(Emit *e, Node *n) {
   emit_bias_init(e, n, &ci, T); /* every form below accumulates */
   loop(e, "gi", ci.G);
   ep(e, "const %s *xg = X0 + (nb * %lld + gi * %lld) * %lld;", T, LL(ci.C), LL(ci.Cg), LL(ci.IHW));
-  ep(e, "const %s *wg = X1 + gi * %lld;", T, LL(ci.Mg * KK));
+  ep(e, "const %s *wg = X1 + gi * %lld;", T, LL((ci.fast ? ci.Mp : ci.Mg) * KK));
   ep(e, "%s *yg = Y0 + (nb * %lld + gi * %lld) * %lld;", T, LL(ci.M), LL(ci.Mg), LL(ci.OHW));
-  if (ci.pointwise) {
+  if (ci.pointwise && !ci.fast) {
     GemmNN gm = {T, "wg", "xg", "yg", fmt(e, "%lld", LL(ci.IHW)), fmt(e, "%lld", LL(ci.OHW)), NULL, KK, 1, ci.OHW, ci.Mg, KK};
     emit_gemm_nn(e, &gm);
   } else if (ci.wide) {
@@ -467,11 +659,17 @@ static void conv_emit(Emit *e, Node *n) {
     /* accumulate whole output rows per input channel and kernel tap (no scratch) */
     loop(e, "m", ci.Mg);
     loop(e, "c", ci.Cg);
-    ep(e, "const %s *wm = wg + (m * %lld + c) * %lld;", T, LL(ci.Cg), LL(ci.KP));
+    if (!ci.fast) ep(e, "const %s *wm = wg + (m * %lld + c) * %lld;", T, LL(ci.Cg), LL(ci.KP));
     ep(e, "const %s *xc = xg + c * %lld;", T, LL(ci.IHW));
     ep(e, "%s *ym = yg + m * %lld;", T, LL(ci.OHW));
     emit_kernel_loops(e, g);
-    ep(e, "const %s wv = wm[%s];", T, kernel_index(e, g));
+    if (ci.fast) { /* packed (onnxc_pack_a layout) */
+      ep(e, "const %s kx = c * %lld + %s, b0 = kx / %d * %d, bl = %lld - b0 < %d ? %lld - b0 : %d;", IT, LL(ci.KP),
+         kernel_index(e, g), GEMM_KB, GEMM_KB, LL(KK), GEMM_KB, LL(KK), GEMM_KB);
+      ep(e, "const %s wv = wg[b0 * %lld + (m / 8) * 8 * bl + (kx - b0) * 8 + m %% 8];", T, LL(ci.Mp));
+    } else {
+      ep(e, "const %s wv = wm[%s];", T, kernel_index(e, g));
+    }
     emit_row_range(e, g, fmt(e, "k%d", l));
     ep(e, "for (%s rr = 0; rr < %lld; rr++) {", IT, LL(ci.ROWS));
     emit_outer_coords(e, g);
@@ -517,6 +715,7 @@ static void conv_emit(Emit *e, Node *n) {
   }
   ep(e, "}");
   ep(e, "}");
+  emit_post_epilogue(e, n);
 }
 
 /* ---- ConvTranspose ------------------------------------------------------------------------- */
@@ -714,6 +913,20 @@ static const char *root_expr(Emit *e, int ct, const char *v, double p) {
   return fmt(e, "pow%s(%s, %s)", fsuf(ct), v, c_lit(e, ct, 1.0 / p));
 }
 
+/* Every pooling window holds at least one input element (no window lies in the padding). */
+static bool windows_nonempty(const Geo *g) {
+  for (int d = 0; d < g->r; d++)
+    for (int64_t o = 0; o < g->out[d]; o++) {
+      bool any = false;
+      for (int64_t k = 0; k < g->k[d] && !any; k++) {
+        int64_t i = o * g->s[d] + k * g->d[d] - g->pb[d];
+        any = i >= 0 && i < g->in[d];
+      }
+      if (!any) return false;
+    }
+  return true;
+}
+
 static void pool_emit(Emit *e, Node *n) {
   Geo g;
   int kind = pool_kind(n);
@@ -733,6 +946,38 @@ static void pool_emit(Emit *e, Node *n) {
   for (int d = r - 2; d >= 0; d--) istr[d] = istr[d + 1] * g.in[d + 1];
   cstr[0] = 1;
   for (int d = 1; d < r; d++) cstr[d] = cstr[d - 1] * g.in[d - 1];
+  if (kind == POOL_MAX && !want_idx && dt == DT_FLOAT && r == 2 && g.d[0] == 1 && g.d[1] == 1 && windows_nonempty(&g)) {
+    emit_use_template(e, "gemm");
+    emit_use_template(e, "conv");
+    ep(e, "onnxc_maxpool2d(%lld, X0, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0, %lld, %lld);", LL(NC), LL(g.in[0]),
+       LL(g.in[1]), LL(g.k[0]), LL(g.k[1]), LL(g.s[0]), LL(g.s[1]), LL(g.pb[0]), LL(g.pb[1]), LL(g.out[0]), LL(g.out[1]));
+    return;
+  }
+  if (kind == POOL_MAX && !want_idx && is_native(dt) && r == 2 && windows_nonempty(&g)) {
+    /* whole output rows: for each valid kernel row and column, a (vectorizable) max over the
+       range of output columns whose input column is inside */
+    loop(e, "nc", NC);
+    ep(e, "const %s *xp = X0 + nc * %lld;", CT, LL(IHW));
+    loop(e, "oh", g.out[0]);
+    ep(e, "%s *restrict yr = Y0 + (nc * %lld + oh) * %lld;", CT, LL(g.out[0]), LL(g.out[1]));
+    ep(e, "%s first = 1;", IT);
+    loop(e, "kh", g.k[0]);
+    ep(e, "const %s ih = oh * %lld + kh * %lld - %lld;", IT, LL(g.s[0]), LL(g.d[0]), LL(g.pb[0]));
+    ep(e, "if (ih < 0 || ih >= %lld) continue;", LL(g.in[0]));
+    loop(e, "kw", g.k[1]);
+    emit_row_range(e, &g, "kw");
+    ep(e, "const %s *restrict xr = xp + ih * %lld + off;", CT, LL(g.in[1]));
+    ep(e, "if (first) {");
+    ep(e, "for (%s ow = 0; ow < %lld; ow++) yr[ow] = %s;", IT, LL(g.out[1]), c_lowest(e, ct));
+    ep(e, "first = 0;");
+    ep(e, "}");
+    ep(e, "for (%s ow = lo; ow < hi; ow++) yr[ow] = xr[ow * %lld] > yr[ow] ? xr[ow * %lld] : yr[ow];", IT, LL(g.s[1]), LL(g.s[1]));
+    ep(e, "}");
+    ep(e, "}");
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
   loop(e, "nc", NC);
   ep(e, "const %s *xp = X0 + nc * %lld;", c_type(dt), LL(IHW));
   ep(e, "%s yo = nc * %lld;", IT, LL(OHW));
@@ -820,6 +1065,30 @@ static void gpool_emit(Emit *e, Node *n) {
   int kind = !strcmp(n->op_type, "GlobalMaxPool") ? POOL_MAX : !strcmp(n->op_type, "GlobalAveragePool") ? POOL_AVG : POOL_LP;
   double p = lp_p(n);
   loop(e, "nc", NC);
+  if (is_native(dt) && kind != POOL_LP && S >= 32) {
+    /* 16 partial results (vectorizable), then combined */
+    const char *init = kind == POOL_MAX ? c_lowest(e, ct) : "0";
+    ep(e, "const %s *xp = X0 + nc * %lld;", CT, LL(S));
+    ep(e, "%s s[16], acc;", CT);
+    ep(e, "%s i = 0;", IT);
+    ep(e, "for (int j = 0; j < 16; j++) s[j] = %s;", init);
+    ep(e, "for (; i + 16 <= %lld; i += 16) {", LL(S));
+    if (kind == POOL_MAX) ep(e, "for (int j = 0; j < 16; j++) s[j] = xp[i + j] > s[j] ? xp[i + j] : s[j];");
+    else ep(e, "for (int j = 0; j < 16; j++) s[j] += xp[i + j];");
+    ep(e, "}");
+    if (kind == POOL_MAX) {
+      ep(e, "for (; i < %lld; i++) s[0] = xp[i] > s[0] ? xp[i] : s[0];", LL(S));
+      ep(e, "for (int j = 8; j > 0; j /= 2) for (int q = 0; q < j; q++) s[q] = s[q + j] > s[q] ? s[q + j] : s[q];");
+      ep(e, "acc = s[0];");
+    } else {
+      ep(e, "for (; i < %lld; i++) s[0] += xp[i];", LL(S));
+      ep(e, "for (int j = 8; j > 0; j /= 2) for (int q = 0; q < j; q++) s[q] += s[q + j];");
+      ep(e, "acc = s[0] / %s;", c_lit(e, ct, (double)S));
+    }
+    ep(e, "Y0[nc] = acc;");
+    ep(e, "}");
+    return;
+  }
   ep(e, "%s acc = %s;", CT, kind == POOL_MAX ? c_lowest(e, ct) : "0");
   loop(e, "i", S);
   ep(e, "const %s v = %s;", CT, c_load(e, dt, fmt(e, "X0[nc * %lld + i]", LL(S))));
@@ -1326,10 +1595,14 @@ static void mvn_emit(Emit *e, Node *n) {
 static const int mm_types[] = {DT_FLOAT, DT_DOUBLE, DT_FLOAT16, DT_BFLOAT16, DT_INT32, DT_INT64, DT_UINT32,
                                DT_UINT64, 0};
 
+/* transB as the kernel sees it: a B packed by optimize.c is [K][N] with alpha folded in */
+static bool gemm_tb(const Node *n) { return !n->orig_w && attr_i(n, "transB", 0); }
+static double gemm_alpha(const Node *n) { return n->orig_w ? 1.0 : attr_f(n, "alpha", 1.0f); }
+
 static void gemm_dims(Ctx *ctx, const Node *n, int64_t *M, int64_t *N, int64_t *K) {
   Value *a = n->inputs[0], *b = n->inputs[1];
   if (a->rank != 2 || b->rank != 2) fail_node(ctx, n, "A and B must be matrices");
-  bool ta = attr_i(n, "transA", 0), tb = attr_i(n, "transB", 0);
+  bool ta = attr_i(n, "transA", 0), tb = gemm_tb(n);
   *M = ta ? a->dims[1] : a->dims[0];
   *K = ta ? a->dims[0] : a->dims[1];
   *N = tb ? b->dims[0] : b->dims[1];
@@ -1350,7 +1623,7 @@ static void gemm_c(Ctx *ctx, const Node *n, int64_t M, int64_t N, int64_t *cm, i
 }
 
 static void gemm_infer(Ctx *ctx, Node *n) {
-  require_inputs(ctx, n, 2, 3);
+  require_inputs(ctx, n, 2, n->fuse_add ? n->fuse_add + 1 : 3);
   require_dtype(ctx, n, 0, mm_types);
   int dt = n->inputs[0]->dtype;
   require_same_dtype(ctx, n, 1, dt);
@@ -1388,14 +1661,62 @@ static void emit_dot_generic(Emit *e, int dt, const char *A, const char *aidx, c
   ep(e, "}");
 }
 
+/* ---- float32 products on templates/gemm.h ---------------------------------------------------- */
+
+/* Y[M][N] = epilogue(A B) with A(m,k) = A[m*rs + k*cs] and B row-major [K][N]
+   (onnxc_sgemm_a: packs A panel by panel on the stack).  bias: per column (cols) or per row;
+   res: an addend laid out like Y. */
+static void emit_fast_gemm(Emit *e, const Node *n, int64_t M, int64_t N, int64_t K, const char *A, int64_t rs,
+                           int64_t cs, const char *B, const char *Y, const char *bias, bool cols, const char *res) {
+  emit_use_template(e, "gemm");
+  ep(e, "{");
+  ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, cols, res, N));
+  ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %s, %lld, &ep);", LL(M), LL(N), LL(K), A, LL(rs), LL(cs),
+     B, LL(N), Y, LL(N));
+  ep(e, "}");
+}
+
+/* Gemm on the fast path: float32, B as [K][N], C absent or a per-row/per-column bias or an
+   addend of Y's shape (beta 1), at most one addend. */
+typedef struct GemmFast { bool ok; const char *bias; bool cols; const char *res; } GemmFast;
+
+static GemmFast gemm_fast(Ctx *ctx, const Node *n) {
+  GemmFast f = {false, NULL, false, NULL};
+  int64_t M, N, K, cm, cn;
+  gemm_dims(ctx, n, &M, &N, &K);
+  gemm_c(ctx, n, M, N, &cm, &cn);
+  if (n->inputs[0]->dtype != DT_FLOAT || gemm_tb(n) || gemm_alpha(n) != 1.0 || M < 1 || N < 1 || K < 1) return f;
+  double beta = attr_f(n, "beta", 1.0f);
+  Value *c = node_in(n, 2);
+  if (c && beta != 0) {
+    if (beta != 1.0) return f;
+    if (cm == 1 && cn == N && N > 1) { f.bias = "X2"; f.cols = true; }
+    else if (cm == M && cn == 1 && M > 1) f.bias = "X2";
+    else if (cm == M && cn == N) f.res = "X2";
+    else if (cm == 1 && cn == 1 && N == 1) { f.bias = "X2"; f.cols = true; }
+    else return f;
+  }
+  if (n->fuse_add) {
+    if (f.res) return f;
+    f.res = arena_printf(&ctx->arena, "X%d", n->fuse_add);
+  }
+  f.ok = true;
+  return f;
+}
+
 static void gemm_emit(Emit *e, Node *n) {
   set_it(n, 0);
   int64_t M, N, K, cm, cn;
   gemm_dims(e->ctx, n, &M, &N, &K);
   gemm_c(e->ctx, n, M, N, &cm, &cn);
   int dt = n->inputs[0]->dtype;
-  bool ta = attr_i(n, "transA", 0), tb = attr_i(n, "transB", 0);
-  double alpha = attr_f(n, "alpha", 1.0f), beta = attr_f(n, "beta", 1.0f);
+  bool ta = attr_i(n, "transA", 0), tb = gemm_tb(n);
+  double alpha = gemm_alpha(n), beta = attr_f(n, "beta", 1.0f);
+  GemmFast f = gemm_fast(e->ctx, n);
+  if (f.ok) {
+    emit_fast_gemm(e, n, M, N, K, "X0", ta ? 1 : K, ta ? M : 1, "X1", "Y0", f.bias, f.cols, f.res);
+    return;
+  }
   bool has_c = node_in(n, 2) && beta != 0;
   int ct = dtype_is_float(dt) ? ct_dt(dt) : dt;
   const char *cidx = fmt(e, "%s%s", cm > 1 ? fmt(e, "m * %lld", LL(cn)) : "0", cn > 1 ? " + n" : "");
@@ -1427,6 +1748,7 @@ static void gemm_emit(Emit *e, Node *n) {
     GemmNN g = {T, "X0", "X1", "Y0", fmt(e, "%lld", LL(N)), fmt(e, "%lld", LL(N)), al, ta ? 1 : K, ta ? M : 1, N, M, K};
     emit_gemm_nn(e, &g);
   }
+  emit_post_epilogue(e, n);
 }
 
 /* ---- MatMul -------------------------------------------------------------------------------- */
@@ -1460,7 +1782,7 @@ static void matmul_info(Ctx *ctx, const Node *n, MMInfo *mi) {
 }
 
 static void matmul_infer(Ctx *ctx, Node *n) {
-  require_inputs(ctx, n, 2, 2);
+  require_inputs(ctx, n, 2, n->fuse_add ? n->fuse_add + 1 : 2);
   require_dtype(ctx, n, 0, mm_types);
   require_same_dtype(ctx, n, 1, n->inputs[0]->dtype);
   MMInfo mi;
@@ -1492,18 +1814,53 @@ static void matmul_body(Emit *e, void *arg) {
   }
 }
 
+/* MatMul on the fast path: float32, both operands at least matrices.  A 2-D B makes one
+   product of all of A's rows; otherwise one per broadcast batch. */
+static bool matmul_fast(Ctx *ctx, const Node *n, MMInfo *mi, int64_t *rows) {
+  matmul_info(ctx, n, mi);
+  Value *a = n->inputs[0], *b = n->inputs[1];
+  if (a->dtype != DT_FLOAT || a->rank < 2 || b->rank < 2 || mi->M < 1 || mi->N < 1 || mi->K < 1) return false;
+  *rows = b->rank == 2 ? value_numel(a) / mi->K : mi->M;
+  return true;
+}
+
+typedef struct MMFast { Node *n; MMInfo *mi; const char *bias, *res; } MMFast;
+
+static void matmul_fast_body(Emit *e, void *arg) {
+  MMFast *f = arg;
+  int64_t M = f->mi->M, N = f->mi->N, K = f->mi->K;
+  emit_fast_gemm(e, f->n, M, N, K, fmt(e, "(X0 + i0 * %lld)", LL(M * K)), K, 1, fmt(e, "(X1 + i1 * %lld)", LL(K * N)),
+                 fmt(e, "(Y0 + o * %lld)", LL(M * N)), f->bias, true,
+                 f->res ? fmt(e, "(%s + o * %lld)", f->res, LL(M * N)) : NULL);
+}
+
 static void matmul_emit(Emit *e, Node *n) {
   set_it(n, 0);
   MMInfo mi;
-  matmul_info(e->ctx, n, &mi);
+  int64_t rows;
+  bool fast = matmul_fast(e->ctx, n, &mi, &rows);
   const Value *ins[2] = {&mi.ab, &mi.bb};
   MMBody b = {n, &mi};
   if (value_numel(n->outputs[0]) == 0) return;
   if (mi.K == 0) {
     ep(e, "memset(Y0, 0, %lld);", LL(value_bytes(n->outputs[0])));
+    emit_post_epilogue(e, n);
+    return;
+  }
+  if (fast) {
+    Value *add = n->fuse_add ? n->inputs[n->fuse_add] : NULL;
+    bool col = add && value_numel(add) != value_numel(n->outputs[0]);
+    const char *an = add ? fmt(e, "X%d", n->fuse_add) : NULL;
+    if (n->inputs[1]->rank == 2) {
+      emit_fast_gemm(e, n, rows, mi.N, mi.K, "X0", mi.K, 1, "X1", "Y0", col ? an : NULL, true, col ? NULL : an);
+    } else {
+      MMFast f = {n, &mi, col ? an : NULL, col ? NULL : an};
+      emit_broadcast_loops(e, &mi.ob, ins, 2, matmul_fast_body, &f);
+    }
     return;
   }
   emit_broadcast_loops(e, &mi.ob, ins, 2, matmul_body, &b);
+  emit_post_epilogue(e, n);
 }
 
 /* ---- Dropout ------------------------------------------------------------------------------- */

@@ -236,6 +236,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   }
   eliminate_dead(ctx, ctx->graph);
   dump(ctx, "dce");
+  optimize_graph(ctx, ctx->graph);
   plan_best_order(ctx, ctx->graph);
   write_reports(ctx, opt);
 

@@ -1,0 +1,486 @@
+/*
+ * optimize.c - graph rewrites for speed on the top graph, after dead-code removal and before
+ * scheduling (float32 only; every rewrite keeps the computed function up to rounding).
+ *
+ * Fusion into a producing Conv, Gemm or MatMul P whose output y feeds exactly one live node:
+ *   - BatchNormalization (inference, constant parameters) after a Conv or Gemm with constant
+ *     weights: folded into new weight and bias constants;
+ *   - Add of a constant that is per output channel (Conv) or per column (Gemm): folded into the
+ *     bias constant; per column after MatMul: becomes MatMul's fused addend (a bias);
+ *   - Add of a tensor of y's shape (a residual): becomes the fused addend (n->fuse_add);
+ *   - an activation: Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid, HardSwish,
+ *     Tanh, and the two-consumer patterns x*Sigmoid(x) (SiLU), x*HardSigmoid(x) (hard swish)
+ *     and 0.5*x*(1+Erf(x/sqrt 2)) (GELU as PyTorch exports it): n->fuse_act.
+ * The kernels apply act(y + addend) in their epilogue.  The absorbed nodes leave the graph and
+ * P writes the last absorbed node's output.
+ *
+ * Weight layouts (compile time; the original weight stays reachable as n->orig_w for shapes):
+ *   - Conv with a constant weight that takes the GEMM forms (not depthwise): per group, k blocks
+ *     of 128 (k = c*KH*KW + tap), each holding panels of 8 filters, P[g][k/128][m/8][k%128][m%8],
+ *     zero rows up to a multiple of 8 -- the layout of onnxc_pack_a in templates/gemm.h, which
+ *     the micro-kernel streams contiguously;
+ *   - Conv 3x3, stride 1, padding 1, >= 32 channels in and out per group: Winograd F(2x2,3x3)
+ *     filters U = G g G^T, 16 matrices of Mg x Cg per group in the same packed layout;
+ *   - Gemm/MatMul with a constant 2-D B: B as [K][N] row-major (transB undone), Gemm's alpha
+ *     multiplied in.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "onnxc.h"
+
+#define PACK_KC 128 /* k block of the packed layout (templates/gemm.h ONNXC_KC) */
+#ifndef WINO_MIN_PIXELS
+#define WINO_MIN_PIXELS 16 /* smaller planes: few tiles per GEMM, transforms dominate */
+#endif
+
+static bool is_op(const Node *n, const char *op) { return n && !n->dead && !*n->domain && !strcmp(n->op_type, op); }
+
+static bool is_f32(const Value *v) { return v && v->dtype == DT_FLOAT; }
+
+/* The only live consumer of v (NULL if none, several, or v is a graph output). */
+static Node *sole_consumer(Graph *g, Value *v) {
+  if (!v || v->is_output || v->n_consumers != 1) return NULL;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (n->dead) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] == v) return n;
+  }
+  return NULL;
+}
+
+/* The live consumers of v, up to max; returns the count (which may exceed max). */
+static int consumers(Graph *g, Value *v, Node **out, int max) {
+  int c = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (n->dead) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] == v) {
+        if (c < max) out[c] = n;
+        c++;
+        break;
+      }
+  }
+  return c;
+}
+
+/* Scalar constant value of v (a one-element float constant) or NAN. */
+static double scalar_const(const Value *v) {
+  if (!v || !v->data || value_numel(v) != 1 || !dtype_is_float(v->dtype)) return NAN;
+  return const_get_f(v, 0);
+}
+
+/* The other input of a two-input node. */
+static Value *other_in(const Node *n, const Value *v) {
+  if (n->n_inputs != 2) return NULL;
+  return n->inputs[0] == v ? n->inputs[1] : n->inputs[1] == v ? n->inputs[0] : NULL;
+}
+
+/* P now produces what `last` produced; the absorbed nodes go away. */
+static void absorb(Node *p, Node *last, PtrVec *gone, Ctx *ctx, Node **drop, int ndrop) {
+  p->outputs[0] = last->outputs[0];
+  p->outputs[0]->producer = p;
+  for (int i = 0; i < ndrop; i++) {
+    drop[i]->dead = true;
+    vec_push(&ctx->arena, gone, drop[i]);
+  }
+}
+
+static Value *new_const(Ctx *ctx, Graph *g, const char *name, int rank, const int64_t *dims) {
+  Value *v = graph_new_value(ctx, g, name);
+  value_set_shape(v, DT_FLOAT, rank, dims);
+  v->typed = true;
+  value_alloc_data(ctx, v);
+  return v;
+}
+
+/* ---- BatchNormalization and constant adds folded into weights and biases ------------------ */
+
+static bool bn_foldable(const Node *bn, int64_t C) {
+  if (bn->n_inputs != 5) return false;
+  for (int k = 1; k < bn->n_outputs; k++)
+    if (bn->outputs[k]) return false;
+  if (bn->opset >= 14 && attr_i(bn, "training_mode", 0)) return false;
+  if (bn->opset < 9 && attr_i(bn, "spatial", 1) == 0) return false;
+  for (int k = 1; k < 5; k++)
+    if (!bn->inputs[k] || !bn->inputs[k]->data || !dtype_is_float(bn->inputs[k]->dtype) || value_numel(bn->inputs[k]) != C)
+      return false;
+  return true;
+}
+
+/* Channel c of P's output is scaled by s[c] and shifted by t[c]: new weight and bias. */
+static void scale_shift(Ctx *ctx, Graph *g, Node *p, const double *s, const double *t, int64_t C) {
+  Value *w = p->inputs[1];
+  Value *nw = new_const(ctx, g, "fused_w", w->rank, w->dims);
+  int64_t nel = value_numel(w);
+  bool conv = !strcmp(p->op_type, "Conv");
+  bool tb = !conv && attr_i(p, "transB", 0);
+  int64_t inner = conv || tb ? nel / C : 1;        /* elements per channel, channel-major */
+  for (int64_t i = 0; i < nel; i++) {
+    int64_t c = conv || tb ? i / inner : i % C;
+    ((float *)nw->data)[i] = (float)(const_get_f(w, i) * s[c]);
+  }
+  Value *b = conv ? node_in(p, 2) : node_in(p, 2);
+  double beta = conv ? 1.0 : attr_f(p, "beta", 1.0f);
+  int64_t nb = C;
+  Value *nbv = new_const(ctx, g, "fused_b", 1, &nb);
+  for (int64_t c = 0; c < C; c++) {
+    double bv = b ? beta * const_get_f(b, value_numel(b) == 1 ? 0 : c) : 0.0;
+    ((float *)nbv->data)[c] = (float)(bv * s[c] + t[c]);
+  }
+  p->inputs[1] = nw;
+  if (p->n_inputs < 3) {
+    Value **in = arena_alloc(&ctx->arena, sizeof(Value *) * 4);
+    for (int k = 0; k < p->n_inputs; k++) in[k] = p->inputs[k];
+    p->inputs = in;
+    p->n_inputs = p->n_explicit = 3;
+  }
+  p->inputs[2] = nbv;
+  if (!conv)
+    for (int i = 0; i < p->n_attrs; i++)
+      if (!strcmp(p->attrs[i].name, "beta")) p->attrs[i].f = 1.0f;
+}
+
+/* Channels of P's output (Conv: dim 1; Gemm: columns) when its weight and bias are constants
+   that can take a per-channel scale; 0 otherwise. */
+static int64_t foldable_channels(const Node *p) {
+  Value *w = p->inputs[1], *b = node_in(p, 2), *y = p->outputs[0];
+  if (!w->data || (b && !b->data) || p->fuse_add || p->fuse_act) return 0;
+  if (!strcmp(p->op_type, "Conv")) return y->dims[1];
+  if (!strcmp(p->op_type, "Gemm")) {
+    if (attr_f(p, "alpha", 1.0f) != 1.0f) return 0;
+    if (b && !(value_numel(b) == 1 || (value_numel(b) == y->dims[1] && b->dims[b->rank - 1] == y->dims[1]))) return 0;
+    return y->dims[1];
+  }
+  return 0;
+}
+
+static bool fold_bn(Ctx *ctx, Graph *g, Node *p, Node *bn, PtrVec *gone) {
+  int64_t C = foldable_channels(p);
+  if (!C || !is_op(bn, "BatchNormalization") || bn->inputs[0] != p->outputs[0] || !bn_foldable(bn, C)) return false;
+  double eps = attr_f(bn, "epsilon", 1e-5f);
+  double *s = arena_alloc(&ctx->arena, sizeof(double) * (size_t)C), *t = arena_alloc(&ctx->arena, sizeof(double) * (size_t)C);
+  for (int64_t c = 0; c < C; c++) {
+    double a = const_get_f(bn->inputs[1], c) / sqrt(const_get_f(bn->inputs[4], c) + eps);
+    s[c] = a;
+    t[c] = const_get_f(bn->inputs[2], c) - const_get_f(bn->inputs[3], c) * a;
+  }
+  scale_shift(ctx, g, p, s, t, C);
+  absorb(p, bn, gone, ctx, &bn, 1);
+  return true;
+}
+
+/* Add of a constant that is one value per channel of P's output. */
+static bool fold_bias_add(Ctx *ctx, Graph *g, Node *p, Node *add, PtrVec *gone) {
+  if (!is_op(add, "Add")) return false;
+  Value *y = p->outputs[0], *c = other_in(add, y);
+  if (!c || !c->data || !dtype_is_float(c->dtype) || !same_shape(add->outputs[0], y)) return false;
+  int64_t C = foldable_channels(p);
+  if (!C) return false;
+  bool conv = !strcmp(p->op_type, "Conv");
+  /* conv: c broadcasts as [C,1,...] against [N,C,H,W]; gemm: as [C] against [M,C] */
+  int64_t cnt = value_numel(c);
+  if (cnt != C) return false;
+  int ch_axis = conv ? 1 : y->rank - 1;
+  int axis_in_c = ch_axis - (y->rank - c->rank);
+  if (axis_in_c < 0 || c->dims[axis_in_c] != C) return false;
+  double *s = arena_alloc(&ctx->arena, sizeof(double) * (size_t)C), *t = arena_alloc(&ctx->arena, sizeof(double) * (size_t)C);
+  for (int64_t i = 0; i < C; i++) {
+    s[i] = 1.0;
+    t[i] = const_get_f(c, i);
+  }
+  scale_shift(ctx, g, p, s, t, C);
+  absorb(p, add, gone, ctx, &add, 1);
+  return true;
+}
+
+/* ---- addends and activations ---------------------------------------------------------------- */
+
+static void append_input(Ctx *ctx, Node *p, int at, Value *v) {
+  int n = at + 1 > p->n_inputs ? at + 1 : p->n_inputs;
+  Value **in = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n + 1));
+  for (int k = 0; k < p->n_inputs; k++) in[k] = p->inputs[k];
+  in[at] = v;
+  p->inputs = in;
+  p->n_inputs = n;
+}
+
+/* Add(y, r): r of y's shape (any producer), or for MatMul a constant bias per column. */
+static bool fuse_add(Ctx *ctx, Node *p, Node *add, PtrVec *gone) {
+  if (!is_op(add, "Add") || p->fuse_add || p->fuse_act) return false;
+  Value *y = p->outputs[0], *r = other_in(add, y);
+  if (!r || r == y || !is_f32(r) || !same_shape(add->outputs[0], y)) return false;
+  bool mm = !strcmp(p->op_type, "MatMul");
+  bool full = same_shape(r, y);
+  bool col = mm && r->data && y->rank >= 1 && value_numel(r) == y->dims[y->rank - 1] && r->dims[r->rank - 1] == y->dims[y->rank - 1];
+  if (!full && !col) return false;
+  int at = !strcmp(p->op_type, "MatMul") ? 2 : 3;
+  append_input(ctx, p, at, r);
+  p->fuse_add = at;
+  absorb(p, add, gone, ctx, &add, 1);
+  return true;
+}
+
+static bool set_act(Node *p, int act, float al, float be) {
+  p->fuse_act = act;
+  p->fuse_alpha = al;
+  p->fuse_beta = be;
+  return true;
+}
+
+/* One-node activations. */
+static bool fuse_act1(Ctx *ctx, Node *p, Node *a, PtrVec *gone) {
+  if (!a || a->dead || *a->domain || a->inputs[0] != p->outputs[0] || !is_f32(a->outputs[0])) return false;
+  const char *op = a->op_type;
+  bool ok = false;
+  if (!strcmp(op, "Relu")) ok = set_act(p, FUSE_RELU, 0, 0);
+  else if (!strcmp(op, "LeakyRelu")) ok = set_act(p, FUSE_LEAKY, attr_f(a, "alpha", 0.01f), 0);
+  else if (!strcmp(op, "Sigmoid")) ok = set_act(p, FUSE_SIGMOID, 0, 0);
+  else if (!strcmp(op, "Tanh")) ok = set_act(p, FUSE_TANH, 0, 0);
+  else if (!strcmp(op, "HardSigmoid")) ok = set_act(p, FUSE_HARDSIGMOID, attr_f(a, "alpha", 0.2f), attr_f(a, "beta", 0.5f));
+  else if (!strcmp(op, "HardSwish")) ok = set_act(p, FUSE_HARDSWISH, 1.0f / 6, 0.5f);
+  else if (!strcmp(op, "Clip")) {
+    double lo = -INFINITY, hi = INFINITY;
+    if (a->opset < 11) {
+      lo = attr_f(a, "min", -INFINITY);
+      hi = attr_f(a, "max", INFINITY);
+    } else {
+      if (node_in(a, 1)) lo = scalar_const(a->inputs[1]);
+      if (node_in(a, 2)) hi = scalar_const(a->inputs[2]);
+    }
+    if (isnan(lo) || isnan(hi)) return false;
+    ok = set_act(p, lo == 0 && hi == INFINITY ? FUSE_RELU : FUSE_CLIP, (float)lo, (float)hi);
+  }
+  if (ok) absorb(p, a, gone, ctx, &a, 1);
+  return ok;
+}
+
+/* y -> {Sigmoid|HardSigmoid -> s, Mul(y, s)}: x * gate(x). */
+static bool fuse_gated(Ctx *ctx, Graph *g, Node *p, PtrVec *gone) {
+  Value *y = p->outputs[0];
+  Node *c[3];
+  if (y->is_output || consumers(g, y, c, 3) != 2) return false;
+  Node *gate = is_op(c[0], "Mul") ? c[1] : c[0], *mul = gate == c[0] ? c[1] : c[0];
+  if (!is_op(mul, "Mul") || gate->n_inputs < 1 || gate->inputs[0] != y) return false;
+  Value *s = gate->outputs[0];
+  if (s->is_output || s->n_consumers != 1 || other_in(mul, y) != s || !same_shape(mul->outputs[0], y)) return false;
+  if (is_op(gate, "Sigmoid")) set_act(p, FUSE_SILU, 0, 0);
+  else if (is_op(gate, "HardSigmoid")) set_act(p, FUSE_HARDSWISH, attr_f(gate, "alpha", 0.2f), attr_f(gate, "beta", 0.5f));
+  else return false;
+  Node *drop[2] = {gate, mul};
+  absorb(p, mul, gone, ctx, drop, 2);
+  return true;
+}
+
+/* y -> Div(y, sqrt 2) -> Erf -> Add(., 1) -> Mul(y, .) -> Mul(., 0.5), the Muls in either
+   order, constants on either side. */
+static bool fuse_gelu(Ctx *ctx, Graph *g, Node *p, PtrVec *gone) {
+  Value *y = p->outputs[0];
+  Node *c[3];
+  if (y->is_output || consumers(g, y, c, 3) != 2) return false;
+  Node *div = is_op(c[0], "Div") ? c[0] : c[1], *mul1 = div == c[0] ? c[1] : c[0];
+  if (!is_op(div, "Div") || !is_op(mul1, "Mul") || div->inputs[0] != y) return false;
+  if (fabs(scalar_const(div->inputs[1]) - 1.4142135623730951) > 1e-5) return false;
+  Node *erf = sole_consumer(g, div->outputs[0]);
+  if (!is_op(erf, "Erf")) return false;
+  Node *add = sole_consumer(g, erf->outputs[0]);
+  if (!is_op(add, "Add") || scalar_const(other_in(add, erf->outputs[0])) != 1.0) return false;
+  Node *half = NULL, *last;
+  Value *a1 = add->outputs[0];
+  if (other_in(mul1, y) == a1) { /* (y * (1 + erf)) * 0.5 */
+    half = sole_consumer(g, mul1->outputs[0]);
+    if (!is_op(half, "Mul") || scalar_const(other_in(half, mul1->outputs[0])) != 0.5) return false;
+    if (sole_consumer(g, a1) != mul1) return false;
+    last = half;
+  } else { /* (y * 0.5) * (1 + erf) */
+    if (scalar_const(other_in(mul1, y)) != 0.5) return false;
+    Node *m2 = sole_consumer(g, a1);
+    if (!is_op(m2, "Mul") || other_in(m2, a1) != mul1->outputs[0] || mul1->outputs[0]->n_consumers != 1) return false;
+    half = m2;
+    last = m2;
+  }
+  if (!same_shape(last->outputs[0], y)) return false;
+  set_act(p, FUSE_GELU, 0, 0);
+  Node *drop[5] = {div, erf, add, mul1, half};
+  absorb(p, last, gone, ctx, drop, 5);
+  return true;
+}
+
+/* ---- weight layouts ------------------------------------------------------------------------- */
+
+/* Offset of A(m, k) in the packed layout of an M x K matrix (onnxc_pack_a in templates/gemm.h). */
+static int64_t pack_at(int64_t m, int64_t k, int64_t M, int64_t K) {
+  int64_t Mp = (M + 7) / 8 * 8, b = k / PACK_KC, kc = K - b * PACK_KC < PACK_KC ? K - b * PACK_KC : PACK_KC;
+  return b * PACK_KC * Mp + (m / 8) * 8 * kc + (k % PACK_KC) * 8 + m % 8;
+}
+
+/* 3x3, stride 1, dilation 1, padding 1 on every side, enough channels: Winograd F(2x2,3x3). */
+static bool wino_ok(const Node *p, const Value *x, const Value *w, int64_t Cg, int64_t Mg) {
+  if (x->rank != 4 || w->dims[2] != 3 || w->dims[3] != 3 || Cg < 32 || Mg < 32 || x->dims[2] < 2 || x->dims[3] < 2 ||
+      x->dims[2] * x->dims[3] < WINO_MIN_PIXELS)
+    return false;
+  const int64_t *v;
+  int nv = attr_ints(p, "strides", &v);
+  for (int i = 0; i < nv; i++)
+    if (v[i] != 1) return false;
+  nv = attr_ints(p, "dilations", &v);
+  for (int i = 0; i < nv; i++)
+    if (v[i] != 1) return false;
+  const char *ap = attr_s(p, "auto_pad", "NOTSET");
+  if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) return true;
+  if (strcmp(ap, "NOTSET") && *ap) return false;
+  nv = attr_ints(p, "pads", &v);
+  if (nv != 4) return false;
+  for (int i = 0; i < 4; i++)
+    if (v[i] != 1) return false;
+  return true;
+}
+
+static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
+  Value *w = p->inputs[1], *x = p->inputs[0];
+  if (!w->data || w->dtype != DT_FLOAT || x->rank < 3) return;
+  int64_t G = attr_i(p, "group", 1), M = w->dims[0];
+  if (G < 1 || M % G) return;
+  int64_t Mg = M / G, Cg = w->dims[1], KP = 1;
+  for (int d = 2; d < w->rank; d++) KP *= w->dims[d];
+  if (Cg == 1 && Mg < 4) return; /* depthwise: direct kernels read the ONNX layout */
+  const float *s = w->data;
+  int64_t Mp = (Mg + 7) / 8 * 8;
+  if (wino_ok(p, x, w, Cg, Mg)) {
+    /* U = G g G^T per filter and channel, U[g][xi] packed as an Mg x Cg matrix */
+    static const double Gm[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    int64_t total = G * 16 * Mp * Cg;
+    Value *pw = new_const(ctx, g, "winograd_w", 1, &total);
+    float *d = pw->data;
+    for (int64_t gi = 0; gi < G; gi++)
+      for (int64_t m = 0; m < Mg; m++)
+        for (int64_t c = 0; c < Cg; c++) {
+          const float *gg = s + ((gi * Mg + m) * Cg + c) * 9;
+          double t[4][3];
+          for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 3; j++) t[i][j] = Gm[i][0] * gg[j] + Gm[i][1] * gg[3 + j] + Gm[i][2] * gg[6 + j];
+          for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+              double u = t[i][0] * Gm[j][0] + t[i][1] * Gm[j][1] + t[i][2] * Gm[j][2];
+              d[(gi * 16 + i * 4 + j) * Mp * Cg + pack_at(m, c, Mg, Cg)] = (float)u;
+            }
+        }
+    p->orig_w = w;
+    p->w_layout = W_WINO23;
+    p->inputs[1] = pw;
+    return;
+  }
+  int64_t K = Cg * KP, total = G * Mp * K;
+  Value *pw = new_const(ctx, g, "packed_w", 1, &total);
+  float *d = pw->data;
+  for (int64_t gi = 0; gi < G; gi++)
+    for (int64_t m = 0; m < Mg; m++)
+      for (int64_t k = 0; k < K; k++) d[gi * Mp * K + pack_at(m, k, Mg, K)] = s[(gi * Mg + m) * K + k];
+  p->orig_w = w;
+  p->w_layout = W_PANELS;
+  p->inputs[1] = pw;
+}
+
+/* Gemm/MatMul with a constant 2-D B: [K][N] row-major, alpha folded in. */
+static void pack_gemm_b(Ctx *ctx, Graph *g, Node *p) {
+  Value *b = p->inputs[1];
+  bool gemm = !strcmp(p->op_type, "Gemm");
+  if (!b->data || b->dtype != DT_FLOAT || b->rank != 2 || p->inputs[0]->dtype != DT_FLOAT) return;
+  bool tb = gemm && attr_i(p, "transB", 0);
+  double alpha = gemm ? attr_f(p, "alpha", 1.0f) : 1.0;
+  if (!tb && alpha == 1.0) return;
+  int64_t K = tb ? b->dims[1] : b->dims[0], N = tb ? b->dims[0] : b->dims[1], dims[2] = {K, N};
+  Value *pb = new_const(ctx, g, "packed_b", 2, dims);
+  float *d = pb->data;
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t n = 0; n < N; n++) d[k * N + n] = (float)(alpha * (tb ? const_get_f(b, n * K + k) : const_get_f(b, k * N + n)));
+  p->orig_w = b;
+  p->inputs[1] = pb;
+}
+
+/* Live consumers of every value (absorbed nodes are dead). */
+static void recount(Graph *g) {
+  for (int i = 0; i < g->values.n; i++) ((Value *)g->values.v[i])->n_consumers = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (n->dead) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k]) n->inputs[k]->n_consumers++;
+  }
+}
+
+/* Restores a topological order after fused addends made a node read a value produced later
+   in the list (stable: the earliest ready node first). */
+static void topo_sort(Ctx *ctx, Graph *g) {
+  int nn = g->nodes.n;
+  int *indeg = arena_alloc(&ctx->arena, sizeof(int) * (size_t)(nn + 1));
+  Node **out = arena_alloc(&ctx->arena, sizeof(Node *) * (size_t)(nn + 1));
+  char *done = arena_alloc(&ctx->arena, (size_t)nn + 1);
+  for (int i = 0; i < nn; i++) ((Node *)g->nodes.v[i])->id = i;
+  for (int i = 0; i < nn; i++) {
+    Node *n = g->nodes.v[i];
+    for (int k = 0; k < n->n_inputs; k++) {
+      Value *v = n->inputs[k];
+      if (v && v->producer && v->producer->id < nn && g->nodes.v[v->producer->id] == v->producer) indeg[i]++;
+    }
+  }
+  for (int c = 0; c < nn; c++) {
+    int pick = -1;
+    for (int i = 0; i < nn && pick < 0; i++)
+      if (!done[i] && indeg[i] == 0) pick = i;
+    CHECK(pick >= 0);
+    done[pick] = 1;
+    out[c] = g->nodes.v[pick];
+    for (int i = 0; i < nn; i++) {
+      Node *n = g->nodes.v[i];
+      if (done[i]) continue;
+      for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] && n->inputs[k]->producer == out[c]) indeg[i]--;
+    }
+  }
+  for (int i = 0; i < nn; i++) {
+    g->nodes.v[i] = out[i];
+    out[i]->id = i;
+  }
+}
+
+void optimize_graph(Ctx *ctx, Graph *g) {
+  PtrVec gone = {0};
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *p = g->nodes.v[i];
+    if (p->dead || *p->domain || p->n_outputs != 1 || !is_f32(p->outputs[0])) continue;
+    bool conv = !strcmp(p->op_type, "Conv"), gemm = !strcmp(p->op_type, "Gemm"), mm = !strcmp(p->op_type, "MatMul");
+    if (!conv && !gemm && !mm) continue;
+    if (!is_f32(p->inputs[0]) || !is_f32(p->inputs[1])) continue;
+    for (bool changed = true; changed;) {
+      changed = false;
+      Node *c = sole_consumer(g, p->outputs[0]);
+      if (c && (conv || gemm) && (fold_bn(ctx, g, p, c, &gone) || fold_bias_add(ctx, g, p, c, &gone))) changed = true;
+      else if (c && fuse_add(ctx, p, c, &gone)) changed = true;
+      else if (!p->fuse_act && c && fuse_act1(ctx, p, c, &gone)) changed = true;
+      else if (!p->fuse_act && (fuse_gated(ctx, g, p, &gone) || fuse_gelu(ctx, g, p, &gone))) changed = true;
+      if (changed) recount(g);
+      if (p->fuse_act) break;
+    }
+  }
+  if (gone.n) {
+    int w = 0;
+    for (int i = 0; i < g->nodes.n; i++) {
+      Node *n = g->nodes.v[i];
+      bool drop = false;
+      for (int k = 0; k < gone.n && !drop; k++) drop = gone.v[k] == n;
+      if (!drop) g->nodes.v[w++] = n;
+    }
+    g->nodes.n = w;
+    topo_sort(ctx, g);
+    eliminate_dead(ctx, g);
+  }
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *p = g->nodes.v[i];
+    if (p->dead || *p->domain || p->orig_w) continue;
+    if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p);
+    else if (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_gemm_b(ctx, g, p);
+  }
+}

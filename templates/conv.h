@@ -1,0 +1,861 @@
+/* ---- conv.h: convolution and pooling kernels that need no scratch (after gemm.h) -------------
+   onnxc_conv_same: a stride-1 2-D convolution whose output has its input's size ("same"
+   padding; 1-D as H = 1).  Output pixel j = oh*W + ow reads input j + (kh*DH - PH)*W +
+   (kw*DW - PW) at tap (kh, kw): a constant shift per tap, so the B operand of the product
+   W[M][C*KH*KW] x im2col is read straight from the input, one shifted row per (c, tap), with
+   the lanes that fall in the padding masked off (implicit GEMM: no im2col buffer).  The
+   weights are packed like onnxc_pack_a.  AVX-512 runs the 8 x 48 micro-kernel on it; the
+   portable form accumulates output rows per filter tap.
+   onnxc_dw2d: depthwise 2-D convolution (one input channel per output channel), any stride,
+   padding and dilation.  AVX-512 forms, by shape: 3x3 stride 1 (rows of 16-column vectors,
+   column masks only at the row ends; narrow planes as one flattened row with per-vector tap
+   masks), 3x3 stride 2 (even/odd lanes of two loads), other kernels with stride 1 or 2 (rows,
+   two output rows per weight broadcast), small "same" planes (flattened, mask table), else a
+   ring of zero-padded input rows on the stack.  Software prefetches bring the rows ahead: the
+   hardware prefetchers of the test machine do not follow these many-stream NCHW patterns.
+   onnxc_wino23: Winograd F(2x2,3x3) for 3x3 stride-1 pad-1 convolutions (see below).
+   onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
+#define ONNXC_KPMAX 49
+
+/* Lanes i < n of output pixels j0 + i (rows of W) whose input pixel at offset (dh, dw) lies in
+   the H x W input. */
+ONNXC_MAYBE_UNUSED static unsigned onnxc_tapmask(int j0, int n, int W, int H, int dh, int dw) {
+  unsigned m = 0;
+  int oh = j0 / W, ow = j0 % W, i = 0;
+  while (i < n) {
+    const int run = W - ow < n - i ? W - ow : n - i;
+    if (oh + dh >= 0 && oh + dh < H) {
+      int lo = -dw - ow, hi = W - dw - ow;
+      if (lo < 0) lo = 0;
+      if (hi > run) hi = run;
+      if (hi > lo) m |= (((1u << (hi - lo)) - 1u) << lo) << i;
+    }
+    i += run;
+    ow = 0;
+    oh++;
+  }
+  return m;
+}
+
+#if defined(ONNXC_AVX512)
+#define ONNXC_BX1 const float *bp_ = X + sh[t]; const __mmask16 *mt_ = mk + 3 * t; ONNXC_B1(bp_, mt_[0])
+#define ONNXC_BX2 const float *bp_ = X + sh[t]; const __mmask16 *mt_ = mk + 3 * t; ONNXC_B2(bp_, mt_[0], mt_[1])
+#define ONNXC_BX3 const float *bp_ = X + sh[t]; const __mmask16 *mt_ = mk + 3 * t; ONNXC_B3(bp_, mt_[0], mt_[1], mt_[2])
+/* k steps run over (c, tap) from channel base X and tap t: B row = X + sh[t], masks mk[3t..] */
+#define ONNXC_UKX_DEF(NAME, NV)                                                                             \
+  ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *A, const float *X, long HW, int t, int KP,       \
+                                      const int *sh, const __mmask16 *mk, float *C, long ldc, int mr,       \
+                                      int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) { \
+    ONNXC_K##NV                                                                                             \
+    ONNXC_ROWS8(ONNXC_D##NV)                                                                                \
+    int k;                                                                                                  \
+    for (k = 0; k < kc; k++) {                                                                              \
+      ONNXC_BX##NV                                                                                          \
+      ONNXC_ROWS8(ONNXC_F##NV)                                                                              \
+      if (pf) {                                                                                             \
+        _mm_prefetch((const char *)(pf + sh[t]), _MM_HINT_T0);                                              \
+        _mm_prefetch((const char *)(pf + sh[t] + 16), _MM_HINT_T0);                                         \
+        _mm_prefetch((const char *)(pf + sh[t] + 32), _MM_HINT_T0);                                         \
+      }                                                                                                     \
+      A += 8;                                                                                               \
+      if (++t == KP) {                                                                                      \
+        t = 0;                                                                                              \
+        X += HW;                                                                                            \
+        if (pf) pf += HW;                                                                                   \
+      }                                                                                                     \
+    }                                                                                                       \
+    ONNXC_EV                                                                                                \
+    ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
+  }
+ONNXC_UKX_DEF(onnxc_ukx1, 1)
+ONNXC_UKX_DEF(onnxc_ukx2, 2)
+ONNXC_UKX_DEF(onnxc_ukx3, 3)
+#endif
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int KH, int KW, int DH, int DW, int PH,
+                                               int PW, const float *x, const float *wp, float *y, const onnxc_epi *e) {
+  const int N = H * W, KP = KH * KW, K = C * KP, Mp = (M + 7) / 8 * 8;
+#if defined(ONNXC_AVX512)
+  int sh[ONNXC_KPMAX];
+  __mmask16 mk[3 * ONNXC_KPMAX];
+  const int nv = (N + 15) / 16, ns = (nv + 2) / 3;
+  int s, t, k0, m0, v;
+  for (s = 0; s < ns; s++) {
+    const int n0 = nv * s / ns * 16, n1 = nv * (s + 1) / ns * 16, nr = (n1 < N ? n1 : N) - n0;
+    for (t = 0; t < KP; t++) {
+      const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
+      sh[t] = dh * W + dw;
+      for (v = 0; v < 3; v++)
+        mk[3 * t + v] = nr > 16 * v ? (__mmask16)onnxc_tapmask(n0 + 16 * v, nr - 16 * v < 16 ? nr - 16 * v : 16, W, H, dh, dw) : 0;
+    }
+    for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+      const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC, last = k0 + kc >= K;
+      const float *ab = wp + (long)k0 * Mp, *xb = x + (long)(k0 / KP) * N + n0;
+      for (m0 = 0; m0 < M; m0 += 8) {
+        const int mr = M - m0 < 8 ? M - m0 : 8;
+        const float *ap = ab + (long)(m0 / 8) * 8 * kc;
+        float *cp = y + (long)m0 * N + n0;
+        const onnxc_epi *ee = last ? e : (const onnxc_epi *)0;
+        const float *pf = m0 == 0 && s + 1 < ns ? xb + (n1 - n0) : (const float *)0;
+        if (nr > 32) onnxc_ukx3(kc, ap, xb, N, k0 % KP, KP, sh, mk, cp, N, mr, nr, k0 > 0, ee, m0, n0, pf);
+        else if (nr > 16) onnxc_ukx2(kc, ap, xb, N, k0 % KP, KP, sh, mk, cp, N, mr, nr, k0 > 0, ee, m0, n0, pf);
+        else onnxc_ukx1(kc, ap, xb, N, k0 % KP, KP, sh, mk, cp, N, mr, nr, k0 > 0, ee, m0, n0, pf);
+      }
+    }
+  }
+#else
+  int m, c, t, oh, ow;
+  for (m = 0; m < M; m++) {
+    float *ym = y + (long)m * N;
+    for (ow = 0; ow < N; ow++) ym[ow] = 0.0f;
+    for (c = 0; c < C; c++) {
+      const float *xc = x + (long)c * N;
+      for (t = 0; t < KP; t++) {
+        const int k = c * KP + t, b = k / ONNXC_KC * ONNXC_KC, bl = K - b < ONNXC_KC ? K - b : ONNXC_KC;
+        const float wv = wp[(long)b * Mp + (long)(m / 8) * 8 * bl + (k - b) * 8 + m % 8];
+        const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
+        const int lo = dw < 0 ? -dw : 0, hi = dw > 0 ? W - dw : W;
+        for (oh = 0; oh < H; oh++) {
+          const float *xr;
+          float *yr = ym + (long)oh * W;
+          if (oh + dh < 0 || oh + dh >= H) continue;
+          xr = xc + (long)(oh + dh) * W + dw;
+          for (ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow];
+        }
+      }
+    }
+    if (e) onnxc_epi_tile(e, ym, N, m, 1, 0, N);
+  }
+#endif
+}
+
+/* Depthwise: y[oc] = conv(x[oc / mult], w[oc]) for oc < CO output planes; e per output plane
+   (its row m = oc, columns = the plane's pixels). */
+#if defined(ONNXC_AVX512)
+#define ONNXC_DWBUF 6144 /* floats of the row ring on the stack (24 KiB) */
+#endif
+
+ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
+                                          int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
+                                          int OW, const onnxc_epi *e) {
+  const long IHW = (long)IH * IW, OHW = (long)OH * OW;
+  int oc;
+#if defined(ONNXC_AVX512)
+  /* Input rows go once each into a ring of zero-padded rows on the stack, split into SW
+     phases (phase ph holds padded columns SW*i + ph), so that tap (kh, kw) of 16 outputs is
+     one unmasked load at column ow + kw*DW/SW of phase kw*DW % SW. */
+  /* rows are copied two output rows ahead of their use: loads from rows just stored would wait
+     for the stores (no store forwarding for partly overlapping vectors) */
+  const int span = (KH - 1) * DH + 1 + 2 * SH, LW = ((OW - 1) * SW + (KW - 1) * DW + SW) / SW + 16;
+  if (SH == 1 && SW == 1 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH == 1 && PW == 1 && OH == IH && OW == IW &&
+      OW < 16 && OHW <= 16 * 1024) {
+    /* 3x3 "same", narrow planes: the plane as one row of vectors; tap masks from five per vector
+       (not the first row / last row / first column / last column / inside the plane) */
+    const int nv = (int)((OHW + 15) / 16);
+    __mmask16 mt[5 * 1024];
+    __mmask16 *mT = mt, *mB = mt + nv, *mL = mt + 2 * nv, *mR = mt + 3 * nv, *mI = mt + 4 * nv;
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    int v, i, ow = 0;
+    if (e) ev = *e;
+    for (v = 0; v < nv; v++) {
+      unsigned t = 0, b = 0, l = 0, r = 0, in = 0;
+      for (i = 0; i < 16; i++) {
+        const long j = 16L * v + i;
+        if (j < OHW) {
+          in |= 1u << i;
+          if (j >= OW) t |= 1u << i;
+          if (j < OHW - OW) b |= 1u << i;
+          if (ow != 0) l |= 1u << i;
+          if (ow != OW - 1) r |= 1u << i;
+        }
+        if (++ow == OW) ow = 0;
+      }
+      mT[v] = (__mmask16)t;
+      mB[v] = (__mmask16)b;
+      mL[v] = (__mmask16)l;
+      mR[v] = (__mmask16)r;
+      mI[v] = (__mmask16)in;
+    }
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
+      float *yc = y + (long)oc * OHW;
+      const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
+      const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
+      const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
+      for (v = 0; v < nv; v++) {
+        const float *p = xc + 16L * v;
+        const __mmask16 T = mT[v], B = mB[v], L = mL[v], R = mR[v], I = mI[v];
+        _mm_prefetch((const char *)(p + 4 * OW + 16), _MM_HINT_T0);
+        __m512 a = _mm512_mul_ps(w11, _mm512_maskz_loadu_ps(I, p));
+        __m512 a2 = _mm512_mul_ps(w00, _mm512_maskz_loadu_ps(T & L, p - OW - 1));
+        a2 = _mm512_fmadd_ps(w01, _mm512_maskz_loadu_ps(T, p - OW), a2);
+        a = _mm512_fmadd_ps(w02, _mm512_maskz_loadu_ps(T & R, p - OW + 1), a);
+        a2 = _mm512_fmadd_ps(w10, _mm512_maskz_loadu_ps(I & L, p - 1), a2);
+        a = _mm512_fmadd_ps(w12, _mm512_maskz_loadu_ps(I & R, p + 1), a);
+        a2 = _mm512_fmadd_ps(w20, _mm512_maskz_loadu_ps(B & L, p + OW - 1), a2);
+        a = _mm512_fmadd_ps(w21, _mm512_maskz_loadu_ps(B, p + OW), a);
+        a2 = _mm512_fmadd_ps(w22, _mm512_maskz_loadu_ps(B & R, p + OW + 1), a2);
+        a = _mm512_add_ps(a, a2);
+        if (e) a = onnxc_epi16(&ev, a, I, oc, 16 * v);
+        _mm512_mask_storeu_ps(yc + 16L * v, I, a);
+      }
+    }
+    return;
+  }
+  if (SH == 1 && SW == 1 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH == 1 && PW == 1 && OH == IH && OW == IW &&
+      OW >= 2) {
+    /* 3x3 "same", stride 1: rows of 16-column vectors; only the first and last vector of a row
+       need column masks, rows outside the input are skipped */
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    if (e) ev = *e;
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
+      float *yc = y + (long)oc * OHW;
+      const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
+      const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
+      const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
+      int oh, ow0;
+      for (oh = 0; oh < OH; oh++) {
+        const float *r1 = xc + (long)oh * IW, *r0 = r1 - IW, *r2 = r1 + IW;
+        const int top = oh > 0, bot = oh + 1 < OH;
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const __mmask16 kc = ONNXC_MASK16(OW - ow0), kl = ow0 == 0 ? (__mmask16)(kc & 0xfffe) : kc;
+          const __mmask16 kr = ONNXC_MASK16(OW - 1 - ow0);
+          __m512 a = _mm512_mul_ps(w11, _mm512_maskz_loadu_ps(kc, r1 + ow0));
+          __m512 b = _mm512_mul_ps(w10, _mm512_maskz_loadu_ps(kl, r1 + ow0 - 1));
+          a = _mm512_fmadd_ps(w12, _mm512_maskz_loadu_ps(kr, r1 + ow0 + 1), a);
+          if (top) {
+            b = _mm512_fmadd_ps(w00, _mm512_maskz_loadu_ps(kl, r0 + ow0 - 1), b);
+            a = _mm512_fmadd_ps(w01, _mm512_maskz_loadu_ps(kc, r0 + ow0), a);
+            b = _mm512_fmadd_ps(w02, _mm512_maskz_loadu_ps(kr, r0 + ow0 + 1), b);
+          }
+          if (bot) {
+            a = _mm512_fmadd_ps(w20, _mm512_maskz_loadu_ps(kl, r2 + ow0 - 1), a);
+            b = _mm512_fmadd_ps(w21, _mm512_maskz_loadu_ps(kc, r2 + ow0), b);
+            a = _mm512_fmadd_ps(w22, _mm512_maskz_loadu_ps(kr, r2 + ow0 + 1), a);
+          }
+          if (oh + 3 < OH) { /* the input row two rows ahead */
+            _mm_prefetch((const char *)(r2 + 2 * IW + ow0), _MM_HINT_T0);
+          }
+          a = _mm512_add_ps(a, b);
+          if (e) a = onnxc_epi16(&ev, a, kc, oc, oh * OW + ow0);
+          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, kc, a);
+        }
+      }
+    }
+    return;
+  }
+  if (SH == 2 && SW == 2 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH == 1 && PW == 1 && OW >= 2) {
+    /* 3x3, stride 2: input columns 2ow-1, 2ow, 2ow+1 of 16 outputs are the odd lanes of the 32
+       columns from 2ow0-2 and the even and odd lanes of the 32 from 2ow0 */
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    if (e) ev = *e;
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
+      float *yc = y + (long)oc * OHW;
+      int oh, ow0, kh;
+      for (oh = 0; oh < OH; oh++)
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const int c0 = 2 * ow0; /* input column of lane 0, tap kw = 1 */
+          const __mmask16 ka = ONNXC_MASK16(IW - c0), kb = ONNXC_MASK16(IW - c0 - 16);
+          const __mmask16 kc = c0 == 0 ? (__mmask16)(ONNXC_MASK16(IW - c0 + 2) & 0xfffc) : ONNXC_MASK16(IW - c0 + 2);
+          const __mmask16 kd = ONNXC_MASK16(IW - c0 - 14), km = ONNXC_MASK16(OW - ow0);
+          __m512 acc = _mm512_setzero_ps(), acc2 = acc;
+          for (kh = 0; kh < 3; kh++) {
+            const int ih = 2 * oh + kh - 1;
+            const float *r;
+            __m512 a, b, c, d;
+            if (ih < 0 || ih >= IH) continue;
+            r = xc + (long)ih * IW + c0;
+            a = _mm512_maskz_loadu_ps(ka, r);
+            b = _mm512_maskz_loadu_ps(kb, r + 16);
+            c = _mm512_maskz_loadu_ps(kc, r - 2);
+            d = _mm512_maskz_loadu_ps(kd, r + 14);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh]), _mm512_permutex2var_ps(c, od_i, d), acc);
+            acc2 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 1]), _mm512_permutex2var_ps(a, ev_i, b), acc2);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 2]), _mm512_permutex2var_ps(a, od_i, b), acc);
+          }
+          if (2 * oh + 4 < IH) { /* the rows of the output row after next */
+            const float *pr = xc + (long)(2 * oh + 3) * IW + c0;
+            _mm_prefetch((const char *)pr, _MM_HINT_T0);
+            _mm_prefetch((const char *)(pr + 16), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pr + IW), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pr + IW + 16), _MM_HINT_T0);
+          }
+          acc = _mm512_add_ps(acc, acc2);
+          if (e) acc = onnxc_epi16(&ev, acc, km, oc, oh * OW + ow0);
+          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, acc);
+        }
+    }
+    return;
+  }
+  if (SH == 1 && SW == 1 && OH == IH && OW == IW && OW < 16 && KH * KW <= ONNXC_KPMAX && OHW <= 256) {
+    /* "same" stride 1 on a small plane: the plane as one row of at most 16 vectors; tap t reads
+       input j + sh[t], lane masks per (vector, tap) from a table */
+    const int KP = KH * KW, nv = (int)((OHW + 15) / 16);
+    __mmask16 tab[16 * ONNXC_KPMAX];
+    int sh[ONNXC_KPMAX], v, t;
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    if (e) ev = *e;
+    for (t = 0; t < KP; t++) {
+      const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
+      sh[t] = dh * IW + dw;
+      for (v = 0; v < nv; v++) {
+        const int n = (int)(OHW - 16L * v < 16 ? OHW - 16L * v : 16);
+        tab[v * KP + t] = (__mmask16)onnxc_tapmask(16 * v, n, OW, OH, dh, dw);
+      }
+    }
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KP;
+      float *yc = y + (long)oc * OHW;
+      for (v = 0; v < nv; v += 2) {
+        const int two = v + 1 < nv;
+        const __mmask16 *tb = tab + v * KP;
+        const float *xv = xc + 16L * v;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+        for (t = 0; t < KP; t++) {
+          const __m512 wv = _mm512_set1_ps(wc[t]);
+          a0 = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(tb[t], xv + sh[t]), a0);
+          if (two) a1 = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(tb[KP + t], xv + 16 + sh[t]), a1);
+        }
+        {
+          const __mmask16 k0 = ONNXC_MASK16((int)(OHW - 16L * v)), k1 = ONNXC_MASK16((int)(OHW - 16L * v - 16));
+          if (e) a0 = onnxc_epi16(&ev, a0, k0, oc, 16 * v);
+          _mm512_mask_storeu_ps(yc + 16L * v, k0, a0);
+          if (two) {
+            if (e) a1 = onnxc_epi16(&ev, a1, k1, oc, 16 * v + 16);
+            _mm512_mask_storeu_ps(yc + 16L * v + 16, k1, a1);
+          }
+        }
+      }
+    }
+    return;
+  }
+  if (SW == 1 && KW <= 16 && KH * KW <= 64) {
+    /* stride 1, any kernel: rows of 16-column vectors, per vector one column mask per kw
+       (all ones inside the row), input rows outside the plane skipped */
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    if (e) ev = *e;
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
+      float *yc = y + (long)oc * OHW;
+      int oh, ow0, kh, kw;
+      for (oh = 0; oh < OH; oh += 2) /* two output rows share each weight broadcast */
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const int nout = OW - ow0 < 16 ? OW - ow0 : 16, two = oh + 1 < OH;
+          __mmask16 mkw[16];
+          __m512 a0 = _mm512_setzero_ps(), a1 = a0, b0 = a0, b1 = a0;
+          for (kw = 0; kw < KW; kw++) {
+            const int c0 = ow0 + kw * DW - PW; /* input column of lane 0 */
+            const int lo = c0 < 0 ? -c0 : 0, hi = IW - c0 < nout ? IW - c0 : nout;
+            mkw[kw] = hi > lo ? (__mmask16)(ONNXC_MASK16(hi) & ~ONNXC_MASK16(lo)) : 0;
+          }
+          for (kh = 0; kh < KH; kh++) {
+            const int ih = oh + kh * DH - PH, ih1 = ih + 1;
+            const __mmask16 va = ih >= 0 && ih < IH ? (__mmask16)0xffff : 0;
+            const __mmask16 vb = two && ih1 >= 0 && ih1 < IH ? (__mmask16)0xffff : 0;
+            const float *ra = xc + (long)(va ? ih : 0) * IW + ow0 - PW, *rb = xc + (long)(vb ? ih1 : 0) * IW + ow0 - PW;
+            const float *wr = wc + kh * KW;
+            if (!va && !vb) continue;
+            if (ih + 3 < IH) _mm_prefetch((const char *)(xc + (long)(ih + 3) * IW + ow0), _MM_HINT_T0);
+            for (kw = 0; kw + 1 < KW; kw += 2) {
+              const __m512 w0 = _mm512_set1_ps(wr[kw]), w1 = _mm512_set1_ps(wr[kw + 1]);
+              a0 = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(mkw[kw] & va, ra + kw * DW), a0);
+              b0 = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(mkw[kw] & vb, rb + kw * DW), b0);
+              a1 = _mm512_fmadd_ps(w1, _mm512_maskz_loadu_ps(mkw[kw + 1] & va, ra + (kw + 1) * DW), a1);
+              b1 = _mm512_fmadd_ps(w1, _mm512_maskz_loadu_ps(mkw[kw + 1] & vb, rb + (kw + 1) * DW), b1);
+            }
+            if (kw < KW) {
+              const __m512 w0 = _mm512_set1_ps(wr[kw]);
+              a0 = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(mkw[kw] & va, ra + kw * DW), a0);
+              b0 = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(mkw[kw] & vb, rb + kw * DW), b0);
+            }
+          }
+          {
+            const __mmask16 km = ONNXC_MASK16(nout);
+            __m512 r = _mm512_add_ps(a0, a1);
+            if (e) r = onnxc_epi16(&ev, r, km, oc, oh * OW + ow0);
+            _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, r);
+            if (two) {
+              r = _mm512_add_ps(b0, b1);
+              if (e) r = onnxc_epi16(&ev, r, km, oc, (oh + 1) * OW + ow0);
+              _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, r);
+            }
+          }
+        }
+    }
+    return;
+  }
+  if (SW == 2 && KW <= 16 && KH * KW <= 64) {
+    /* stride 2, any kernel: 16 outputs of a row read 32 input columns per tap (two loads, the
+       even lanes kept); two output rows share each weight broadcast */
+    const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    if (e) ev = *e;
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
+      float *yc = y + (long)oc * OHW;
+      int oh, ow0, kh, kw;
+      for (oh = 0; oh < OH; oh += 2)
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const int nout = OW - ow0 < 16 ? OW - ow0 : 16, two = oh + 1 < OH, span = 2 * nout - 1;
+          __mmask16 ma[16], mb[16];
+          __m512 a0 = _mm512_setzero_ps(), b0 = a0;
+          for (kw = 0; kw < KW; kw++) {
+            const int c0 = 2 * ow0 + kw * DW - PW; /* input column of lane 0 */
+            const int lo = c0 < 0 ? -c0 : 0, hi = IW - c0 < span ? IW - c0 : span;
+            const unsigned long long bits = hi > lo ? (((1ULL << (hi - lo)) - 1ULL) << lo) : 0ULL;
+            ma[kw] = (__mmask16)(bits & 0xffff);
+            mb[kw] = (__mmask16)((bits >> 16) & 0xffff);
+          }
+          for (kh = 0; kh < KH; kh++) {
+            const int ih = 2 * oh + kh * DH - PH, ih1 = ih + 2;
+            const __mmask16 va = ih >= 0 && ih < IH ? (__mmask16)0xffff : 0;
+            const __mmask16 vb = two && ih1 >= 0 && ih1 < IH ? (__mmask16)0xffff : 0;
+            const float *ra = xc + (long)(va ? ih : 0) * IW + 2 * ow0 - PW, *rb = xc + (long)(vb ? ih1 : 0) * IW + 2 * ow0 - PW;
+            const float *wr = wc + kh * KW;
+            if (!va && !vb) continue;
+            if (ih + 4 < IH) _mm_prefetch((const char *)(xc + (long)(ih + 4) * IW + 2 * ow0), _MM_HINT_T0);
+            for (kw = 0; kw < KW; kw++) {
+              const __m512 wv = _mm512_set1_ps(wr[kw]);
+              const float *pa = ra + kw * DW, *pb = rb + kw * DW;
+              a0 = _mm512_fmadd_ps(wv, _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(ma[kw] & va, pa), ev_i,
+                                                              _mm512_maskz_loadu_ps(mb[kw] & va, pa + 16)), a0);
+              b0 = _mm512_fmadd_ps(wv, _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(ma[kw] & vb, pb), ev_i,
+                                                              _mm512_maskz_loadu_ps(mb[kw] & vb, pb + 16)), b0);
+            }
+          }
+          {
+            const __mmask16 km = ONNXC_MASK16(nout);
+            if (e) a0 = onnxc_epi16(&ev, a0, km, oc, oh * OW + ow0);
+            _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, a0);
+            if (two) {
+              if (e) b0 = onnxc_epi16(&ev, b0, km, oc, (oh + 1) * OW + ow0);
+              _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, b0);
+            }
+          }
+        }
+    }
+    return;
+  }
+  if (SW <= 2 && KW <= 64 && KH * KW <= 256 && (long)span * SW * LW <= ONNXC_DWBUF) {
+    float buf[ONNXC_DWBUF];
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const int slot = SW * LW; /* floats per ring slot */
+    const float *tp[256];
+    float tw[256];
+    int tco[64], i, nk, kh, kw;
+    if (e) ev = *e;
+    for (kw = 0; kw < KW; kw++) tco[kw] = kw * DW % SW * LW + kw * DW / SW;
+    for (i = 0; i < span * slot; i++) buf[i] = 0.0f;
+    for (oc = 0; oc < CO; oc++) {
+      const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
+      float *yc = y + (long)oc * OHW;
+      int oh, loaded = -1 - PH; /* input rows up to `loaded` are in the ring */
+      for (oh = 0; oh < OH; oh++) {
+        const int ih0 = oh * SH - PH, ih1 = ih0 + (KH - 1) * DH + 2 * SH;
+        int ih, ow0;
+        for (ih = loaded + 1 > ih0 ? loaded + 1 : ih0; ih <= ih1; ih++) {
+          float *row = buf + (long)(ih % span + span) % span * slot;
+          const float *src = xc + (long)ih * IW;
+          int c;
+          if (ih < 0 || ih >= IH) continue;
+          for (c = 0; c < IW; c += 16) _mm_prefetch((const char *)(src + (long)SH * IW + c), _MM_HINT_T0);
+          if (SW == 1) {
+            for (c = 0; c < IW; c += 16) {
+              const __mmask16 k = ONNXC_MASK16(IW - c);
+              _mm512_mask_storeu_ps(row + PW + c, k, _mm512_maskz_loadu_ps(k, src + c));
+            }
+          } else {
+            for (c = 0; c < IW; c += 32) {
+              const int n = IW - c, ne = (n + 1) / 2 < 16 ? (n + 1) / 2 : 16, no = n / 2 < 16 ? n / 2 : 16;
+              const __m512 a = _mm512_maskz_loadu_ps(ONNXC_MASK16(n), src + c), b = _mm512_maskz_loadu_ps(ONNXC_MASK16(n - 16), src + c + 16);
+              const __m512 ve = _mm512_permutex2var_ps(a, ev_i, b), vo = _mm512_permutex2var_ps(a, od_i, b);
+              const int q = PW + c; /* padded column of element c */
+              if (q % 2 == 0) {
+                _mm512_mask_storeu_ps(row + q / 2, ONNXC_MASK16(ne), ve);
+                _mm512_mask_storeu_ps(row + LW + q / 2, ONNXC_MASK16(no), vo);
+              } else {
+                _mm512_mask_storeu_ps(row + LW + q / 2, ONNXC_MASK16(ne), ve);
+                _mm512_mask_storeu_ps(row + (q + 1) / 2, ONNXC_MASK16(no), vo);
+              }
+            }
+          }
+        }
+        if (ih1 > loaded) loaded = ih1;
+        nk = 0;
+        for (kh = 0; kh < KH; kh++) { /* the taps of this output row: ring row + column, weight */
+          const int ihk = ih0 + kh * DH;
+          const float *row = buf + (long)((ihk % span + span) % span) * slot;
+          if (ihk < 0 || ihk >= IH) continue;
+          for (kw = 0; kw < KW; kw++) {
+            tp[nk] = row + tco[kw];
+            tw[nk++] = wc[kh * KW + kw];
+          }
+        }
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+          int t = 0;
+          for (; t + 1 < nk; t += 2) {
+            a0 = _mm512_fmadd_ps(_mm512_set1_ps(tw[t]), _mm512_loadu_ps(tp[t] + ow0), a0);
+            a1 = _mm512_fmadd_ps(_mm512_set1_ps(tw[t + 1]), _mm512_loadu_ps(tp[t + 1] + ow0), a1);
+          }
+          if (t < nk) a0 = _mm512_fmadd_ps(_mm512_set1_ps(tw[t]), _mm512_loadu_ps(tp[t] + ow0), a0);
+          {
+            const __mmask16 km = ONNXC_MASK16(OW - ow0);
+            __m512 r = _mm512_add_ps(a0, a1);
+            if (e) r = onnxc_epi16(&ev, r, km, oc, oh * OW + ow0);
+            _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, r);
+          }
+        }
+      }
+    }
+    return;
+  }
+#endif
+  for (oc = 0; oc < CO; oc++) {
+    const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
+    float *yc = y + (long)oc * OHW;
+    int oh, ow, kh, kw;
+    for (ow = 0; ow < OHW; ow++) yc[ow] = 0.0f;
+    for (kh = 0; kh < KH; kh++)
+      for (kw = 0; kw < KW; kw++) {
+        const float wv = wc[kh * KW + kw];
+        const int off = kw * DW - PW;
+        int lo = off >= 0 ? 0 : (SW - 1 - off) / SW, hi = (IW + SW - 1 - off) / SW;
+        if (lo > OW) lo = OW;
+        if (hi > OW) hi = OW;
+        for (oh = 0; oh < OH; oh++) {
+          const int ih = oh * SH + kh * DH - PH;
+          const float *xr;
+          float *yr = yc + (long)oh * OW;
+          if (ih < 0 || ih >= IH) continue;
+          xr = xc + (long)ih * IW + off;
+          if (SW == 1)
+            for (ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow];
+          else
+            for (ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow * SW];
+        }
+      }
+    if (e) onnxc_epi_tile(e, yc, OHW, oc, 1, 0, (int)OHW);
+  }
+}
+
+/* ---- Winograd F(2x2, 3x3) ---------------------------------------------------------------------
+   3x3, stride 1, padding 1 convolutions: Y = A^T [ U (.) V ] A per 2x2 output tile, with
+   U = G g G^T (16 values per filter and channel, transformed and packed like onnxc_pack_a by the
+   compiler: U[xi] is an M x C matrix, xi = 0..15) and V = B^T d B of the tile's 4x4 input patch.
+   A block of TB tiles (whole tile rows) is transformed into V[xi][c][t] (scratch), multiplied by
+   U[xi] in 16 GEMMs into O[xi][m][t] (scratch), and transformed back into Y with the epilogue:
+   2.25x fewer multiplies than direct convolution.
+     B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]   A^T = [1 1 1 0; 0 1 -1 -1] */
+#define ONNXC_WBT(d0, d1, d2, d3, t0, t1, t2, t3) t0 = (d0) - (d2); t1 = (d1) + (d2); t2 = (d2) - (d1); t3 = (d1) - (d3);
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                            const onnxc_epi *e, float *scratch, int TB) {
+  const int TX = (W + 1) / 2, TY = (H + 1) / 2, T = TX * TY, Mp = (M + 7) / 8 * 8;
+  float *V = scratch, *O = scratch + 16L * C * TB;
+  int t0, xi;
+  for (t0 = 0; t0 < T; t0 += TB) {
+    const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
+    int c, m, ty;
+    /* input transform */
+    for (c = 0; c < C; c++) {
+      const float *xc = x + (long)c * H * W;
+      for (ty = ty0; ty < ty1; ty++) {
+        int tx0;
+        for (tx0 = 0; tx0 < TX; tx0 += 16) {
+          const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+#if defined(ONNXC_AVX512)
+          const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+          const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+          const __mmask16 km = ONNXC_MASK16(nt);
+          __m512 d[4][4], t[4][4];
+          int r, j;
+          for (r = 4; r < 6; r++) /* the next tile row's two new input rows */
+            if (2 * ty + r - 1 < H) {
+              const float *pr = xc + (long)(2 * ty + r - 1) * W + 2 * tx0;
+              _mm_prefetch((const char *)pr, _MM_HINT_T0);
+              _mm_prefetch((const char *)(pr + 16), _MM_HINT_T0);
+            }
+          for (r = 0; r < 4; r++) {
+            const int ih = 2 * ty + r - 1, c0 = 2 * tx0 - 1; /* patch row r, first column */
+            if (ih < 0 || ih >= H) {
+              d[r][0] = d[r][1] = d[r][2] = d[r][3] = _mm512_setzero_ps();
+            } else {
+              /* columns c0 .. c0 + 47 (the valid ones) */
+              const float *row = xc + (long)ih * W;
+              const int lo = -c0 > 0 ? -c0 : 0, hi = W - c0;
+              const unsigned long long bits = (hi >= 64 ? ~0ULL : ((1ULL << (hi > 0 ? hi : 0)) - 1ULL)) & ~((1ULL << lo) - 1ULL);
+              const __m512 a = _mm512_maskz_loadu_ps((__mmask16)(bits & 0xffff), row + c0);
+              const __m512 b = _mm512_maskz_loadu_ps((__mmask16)((bits >> 16) & 0xffff), row + c0 + 16);
+              const __m512 cc = _mm512_maskz_loadu_ps((__mmask16)((bits >> 32) & 0xffff), row + c0 + 32);
+              const __m512 a2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 2));
+              const __m512 b2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(cc), _mm512_castps_si512(b), 2));
+              d[r][0] = _mm512_permutex2var_ps(a, ev_i, b);
+              d[r][1] = _mm512_permutex2var_ps(a, od_i, b);
+              d[r][2] = _mm512_permutex2var_ps(a2, ev_i, b2);
+              d[r][3] = _mm512_permutex2var_ps(a2, od_i, b2);
+            }
+          }
+          for (j = 0; j < 4; j++) {
+            t[0][j] = _mm512_sub_ps(d[0][j], d[2][j]);
+            t[1][j] = _mm512_add_ps(d[1][j], d[2][j]);
+            t[2][j] = _mm512_sub_ps(d[2][j], d[1][j]);
+            t[3][j] = _mm512_sub_ps(d[1][j], d[3][j]);
+          }
+          for (r = 0; r < 4; r++) {
+            float *vp = V + ((long)(4 * r) * C + c) * TB + ti;
+            const long xs = (long)C * TB; /* next xi */
+            _mm512_mask_storeu_ps(vp, km, _mm512_sub_ps(t[r][0], t[r][2]));
+            _mm512_mask_storeu_ps(vp + xs, km, _mm512_add_ps(t[r][1], t[r][2]));
+            _mm512_mask_storeu_ps(vp + 2 * xs, km, _mm512_sub_ps(t[r][2], t[r][1]));
+            _mm512_mask_storeu_ps(vp + 3 * xs, km, _mm512_sub_ps(t[r][1], t[r][3]));
+          }
+#else
+          int q, r, j;
+          for (q = 0; q < nt; q++) {
+            float d[4][4], t[4][4];
+            const int tx = tx0 + q;
+            for (r = 0; r < 4; r++)
+              for (j = 0; j < 4; j++) {
+                const int ih = 2 * ty + r - 1, iw = 2 * tx + j - 1;
+                d[r][j] = ih >= 0 && ih < H && iw >= 0 && iw < W ? xc[(long)ih * W + iw] : 0.0f;
+              }
+            for (j = 0; j < 4; j++) { ONNXC_WBT(d[0][j], d[1][j], d[2][j], d[3][j], t[0][j], t[1][j], t[2][j], t[3][j]) }
+            for (r = 0; r < 4; r++) {
+              float v0, v1, v2, v3;
+              ONNXC_WBT(t[r][0], t[r][1], t[r][2], t[r][3], v0, v1, v2, v3)
+              V[((long)(4 * r + 0) * C + c) * TB + ti + q] = v0;
+              V[((long)(4 * r + 1) * C + c) * TB + ti + q] = v1;
+              V[((long)(4 * r + 2) * C + c) * TB + ti + q] = v2;
+              V[((long)(4 * r + 3) * C + c) * TB + ti + q] = v3;
+            }
+          }
+#endif
+        }
+      }
+    }
+    for (xi = 0; xi < 16; xi++)
+      onnxc_sgemm(M, tb, C, U + (long)xi * Mp * C, 8, V + (long)xi * C * TB, TB, O + (long)xi * M * TB, TB,
+                  (const onnxc_epi *)0);
+    /* output transform and epilogue */
+    for (m = 0; m < M; m++) {
+      float *ym = y + (long)m * H * W;
+      for (ty = ty0; ty < ty1; ty++) {
+        int tx0;
+        for (tx0 = 0; tx0 < TX; tx0 += 16) {
+          const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+          const float *op = O + (long)m * TB + ti;
+          const long xs = (long)M * TB;
+#if defined(ONNXC_AVX512)
+          const __mmask16 km = ONNXC_MASK16(nt);
+          const __m512i lo_i = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+          const __m512i hi_i = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+          __m512 s[2][4];
+          int j, a;
+          for (j = 0; j < 4; j++) {
+            const __m512 m0 = _mm512_maskz_loadu_ps(km, op + j * xs), m1 = _mm512_maskz_loadu_ps(km, op + (4 + j) * xs);
+            const __m512 m2 = _mm512_maskz_loadu_ps(km, op + (8 + j) * xs), m3 = _mm512_maskz_loadu_ps(km, op + (12 + j) * xs);
+            s[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+            s[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+          }
+          for (a = 0; a < 2; a++) {
+            const int oh = 2 * ty + a, ow0 = 2 * tx0, n = W - ow0 < 32 ? W - ow0 : 32;
+            const __m512 y0 = _mm512_add_ps(_mm512_add_ps(s[a][0], s[a][1]), s[a][2]);
+            const __m512 y1 = _mm512_sub_ps(_mm512_sub_ps(s[a][1], s[a][2]), s[a][3]);
+            __m512 r0 = _mm512_permutex2var_ps(y0, lo_i, y1), r1 = _mm512_permutex2var_ps(y0, hi_i, y1);
+            const __mmask16 k0 = ONNXC_MASK16(n), k1 = ONNXC_MASK16(n - 16);
+            if (oh >= H) continue;
+            if (e) {
+              r0 = onnxc_epi16(e, r0, k0, m, oh * W + ow0);
+              r1 = onnxc_epi16(e, r1, k1, m, oh * W + ow0 + 16);
+            }
+            _mm512_mask_storeu_ps(ym + (long)oh * W + ow0, k0, r0);
+            _mm512_mask_storeu_ps(ym + (long)oh * W + ow0 + 16, k1, r1);
+          }
+#else
+          int q, j, a;
+          for (q = 0; q < nt; q++) {
+            float s[2][4];
+            const int tx = tx0 + q;
+            for (j = 0; j < 4; j++) {
+              const float m0 = op[j * xs + q], m1 = op[(4 + j) * xs + q], m2 = op[(8 + j) * xs + q], m3 = op[(12 + j) * xs + q];
+              s[0][j] = m0 + m1 + m2;
+              s[1][j] = m1 - m2 - m3;
+            }
+            for (a = 0; a < 2; a++) {
+              const int oh = 2 * ty + a, ow = 2 * tx;
+              if (oh >= H) continue;
+              ym[(long)oh * W + ow] = s[a][0] + s[a][1] + s[a][2];
+              if (ow + 1 < W) ym[(long)oh * W + ow + 1] = s[a][1] - s[a][2] - s[a][3];
+            }
+          }
+          if (e)
+            for (a = 0; a < 2; a++) {
+              const int oh = 2 * ty + a, ow0 = 2 * tx0, n = W - ow0 < 2 * nt ? W - ow0 : 2 * nt;
+              if (oh < H) onnxc_epi_tile(e, ym + (long)oh * W + ow0, W, m, 1, oh * W + ow0, n);
+            }
+#endif
+        }
+      }
+    }
+  }
+}
+
+/* Without scratch for the transforms: direct 3x3 convolution, each filter recovered from U
+   (U = G g G^T, G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1]: g's outer rows and columns are U's, the
+   middle ones 2 u1 - u0 - u3). */
+/* g[3][3] of filter m, channel c from the Winograd weights */
+ONNXC_MAYBE_UNUSED static void onnxc_wino23_g(const float *U, int M, int C, int m, int c, float g[3][3]) {
+  const int Mp = (M + 7) / 8 * 8, b = c / ONNXC_KC * ONNXC_KC, bl = C - b < ONNXC_KC ? C - b : ONNXC_KC;
+  float u[4][4], h[4][3];
+  int i;
+  for (i = 0; i < 16; i++) u[i / 4][i % 4] = U[(long)i * Mp * C + (long)b * Mp + (long)(m / 8) * 8 * bl + (c - b) * 8 + m % 8];
+  for (i = 0; i < 4; i++) {
+    h[i][0] = u[i][0];
+    h[i][2] = u[i][3];
+    h[i][1] = 2.0f * u[i][1] - u[i][0] - u[i][3];
+  }
+  for (i = 0; i < 3; i++) {
+    g[0][i] = h[0][i];
+    g[2][i] = h[3][i];
+    g[1][i] = 2.0f * h[1][i] - h[0][i] - h[3][i];
+  }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                                   const onnxc_epi *e) {
+  const int N = H * W;
+  int m, c, kh, kw, oh, ow, i;
+#if defined(ONNXC_AVX512)
+  if (M <= 64) {
+    /* implicit GEMM as onnxc_conv_same, each k block of filters rebuilt into a stack buffer */
+    const int K = C * 9, Mp = (M + 7) / 8 * 8, nv = (N + 15) / 16, ns = (nv + 2) / 3;
+    float ab[64 * ONNXC_KC];
+    int sh[9], k0, s, t, v;
+    __mmask16 mk[27];
+    for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+      const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC, last = k0 + kc >= K;
+      for (m = 0; m < Mp; m++)
+        for (c = k0 / 9; c <= (k0 + kc - 1) / 9; c++) {
+          float g[3][3];
+          if (m < M) onnxc_wino23_g(U, M, C, m, c, g);
+          for (t = 0; t < 9; t++) {
+            const int k = c * 9 + t - k0;
+            if (k >= 0 && k < kc) ab[(m / 8) * 8 * kc + k * 8 + m % 8] = m < M ? g[t / 3][t % 3] : 0.0f;
+          }
+        }
+      for (s = 0; s < ns; s++) {
+        const int n0 = nv * s / ns * 16, n1 = nv * (s + 1) / ns * 16, nr = (n1 < N ? n1 : N) - n0;
+        const float *xb = x + (long)(k0 / 9) * N + n0;
+        for (t = 0; t < 9; t++) {
+          const int dh = t / 3 - 1, dw = t % 3 - 1;
+          sh[t] = dh * W + dw;
+          for (v = 0; v < 3; v++)
+            mk[3 * t + v] = nr > 16 * v ? (__mmask16)onnxc_tapmask(n0 + 16 * v, nr - 16 * v < 16 ? nr - 16 * v : 16, W, H, dh, dw) : 0;
+        }
+        for (m = 0; m < M; m += 8) {
+          const int mr = M - m < 8 ? M - m : 8;
+          const float *ap = ab + (m / 8) * 8 * kc;
+          float *cp = y + (long)m * N + n0;
+          const onnxc_epi *ee = last ? e : (const onnxc_epi *)0;
+          const float *pf = m == 0 && s + 1 < ns ? xb + (n1 - n0) : (const float *)0;
+          if (nr > 32) onnxc_ukx3(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, k0 > 0, ee, m, n0, pf);
+          else if (nr > 16) onnxc_ukx2(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, k0 > 0, ee, m, n0, pf);
+          else onnxc_ukx1(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, k0 > 0, ee, m, n0, pf);
+        }
+      }
+    }
+    return;
+  }
+#endif
+  for (m = 0; m < M; m++) {
+    float *ym = y + (long)m * N;
+    for (i = 0; i < N; i++) ym[i] = 0.0f;
+    for (c = 0; c < C; c++) {
+      float g[3][3];
+      onnxc_wino23_g(U, M, C, m, c, g);
+      for (kh = 0; kh < 3; kh++)
+        for (kw = 0; kw < 3; kw++) {
+          const float wv = g[kh][kw];
+          const int lo = kw == 0 ? 1 : 0, hi = kw == 2 ? W - 1 : W;
+          for (oh = 0; oh < H; oh++) {
+            const int ih = oh + kh - 1;
+            const float *xr;
+            float *yr = ym + (long)oh * W;
+            if (ih < 0 || ih >= H) continue;
+            xr = x + ((long)c * H + ih) * W + kw - 1;
+            for (ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow];
+          }
+        }
+    }
+    if (e) onnxc_epi_tile(e, ym, N, m, 1, 0, N);
+  }
+}
+
+/* 2-D max pooling of C planes (every window holds an input element): rows of 16 outputs, for
+   each kernel row and column one load (stride 2: two loads and an even-lane compress) with the
+   columns outside the input masked to -inf. */
+ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, int IW, int KH, int KW, int SH, int SW,
+                                               int PH, int PW, float *y, int OH, int OW) {
+  int c, oh, ow0, kh, kw;
+#if defined(ONNXC_AVX512)
+  if (SW <= 2) {
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    for (c = 0; c < C; c++) {
+      const float *xc = x + (long)c * IH * IW;
+      float *yc = y + (long)c * OH * OW;
+      for (oh = 0; oh < OH; oh++)
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const int nout = OW - ow0 < 16 ? OW - ow0 : 16;
+          __m512 mx = ninf;
+          for (kh = 0; kh < KH; kh++) {
+            const int ih = oh * SH + kh - PH;
+            const float *r;
+            if (ih < 0 || ih >= IH) continue;
+            r = xc + (long)ih * IW;
+            for (kw = 0; kw < KW; kw++) {
+              const int c0 = ow0 * SW + kw - PW; /* input column of lane 0 */
+              const int span = (nout - 1) * SW + 1, lo = c0 < 0 ? -c0 : 0, hi = IW - c0 < span ? IW - c0 : span;
+              const unsigned long long bits = hi > lo ? (((1ULL << (hi - lo)) - 1ULL) << lo) : 0ULL;
+              __m512 v;
+              if (SW == 1) {
+                v = _mm512_mask_loadu_ps(ninf, (__mmask16)(bits & 0xffff), r + c0);
+              } else {
+                const __m512 a = _mm512_mask_loadu_ps(ninf, (__mmask16)(bits & 0xffff), r + c0);
+                const __m512 b = _mm512_mask_loadu_ps(ninf, (__mmask16)((bits >> 16) & 0xffff), r + c0 + 16);
+                v = _mm512_permutex2var_ps(a, ev_i, b);
+              }
+              mx = _mm512_max_ps(mx, v);
+            }
+          }
+          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, ONNXC_MASK16(nout), mx);
+        }
+    }
+    return;
+  }
+#endif
+  for (c = 0; c < C; c++) {
+    const float *xc = x + (long)c * IH * IW;
+    float *yc = y + (long)c * OH * OW;
+    for (oh = 0; oh < OH; oh++)
+      for (ow0 = 0; ow0 < OW; ow0++) {
+        float mx = -INFINITY;
+        for (kh = 0; kh < KH; kh++) {
+          const int ih = oh * SH + kh - PH;
+          if (ih < 0 || ih >= IH) continue;
+          for (kw = 0; kw < KW; kw++) {
+            const int iw = ow0 * SW + kw - PW;
+            if (iw >= 0 && iw < IW && xc[(long)ih * IW + iw] > mx) mx = xc[(long)ih * IW + iw];
+          }
+        }
+        yc[(long)oh * OW + ow0] = mx;
+      }
+  }
+}

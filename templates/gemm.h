@@ -1,0 +1,485 @@
+/* ---- gemm.h: float32 matrix product with a fused epilogue (Conv, Gemm, MatMul) ----------------
+   onnxc_sgemm computes C[m][n] = act(sum_k A(m,k) * B[k][n] + bias + R[m][n]) for m < M, n < N
+   with A packed in k blocks of panels of 8 rows (see onnxc_pack_a: the compiler stores constant
+   weights that way, onnxc_pack_a packs run-time ones) and B row-major (B[k*ldb + n]); C and R are row-major (ldc, ldr).
+   Loops: k in blocks of ONNXC_KC (the B strip of one block stays in L1), then strips of NR
+   columns, then row blocks of MR: a register-blocked micro-kernel keeps an MR x NR tile of sums
+   in registers over the k block and adds it to C after the first block.  The epilogue (bias,
+   residual, activation) runs on each tile while it is in L1, after the last k block.
+   Micro-kernels: AVX-512 8 x 48 (24 zmm sums, masked loads/stores at the right edge), AVX2+FMA
+   4 x 24, portable C 4 x 16 (local arrays that compilers vectorize; any C99 target).  The
+   intrinsics paths are chosen by the compiler's target macros; every path computes the same
+   sums in the same order per element up to FMA contraction. */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define ONNXC_AVX512 1
+#define ONNXC_MR 8
+#define ONNXC_NR 48
+#define ONNXC_VL 16
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define ONNXC_AVX2 1
+#define ONNXC_MR 4
+#define ONNXC_NR 24
+#define ONNXC_VL 8
+#else
+#define ONNXC_MR 4
+#define ONNXC_NR 16
+#define ONNXC_VL 16
+#endif
+#define ONNXC_KC 128
+
+/* Activations of fused epilogues (the compiler uses the same numbers). */
+enum {
+  ONNXC_ACT_NONE = 0, ONNXC_ACT_RELU = 1, ONNXC_ACT_CLIP = 2, ONNXC_ACT_LEAKY = 3,
+  ONNXC_ACT_SIGMOID = 4, ONNXC_ACT_HARDSIGMOID = 5, ONNXC_ACT_SILU = 6, ONNXC_ACT_HARDSWISH = 7,
+  ONNXC_ACT_GELU = 8, ONNXC_ACT_TANH = 9
+};
+
+typedef struct onnxc_epi {
+  const float *bias; /* NULL, or one value per row (bias_cols 0) or per column (bias_cols 1) */
+  int bias_cols;
+  const float *res;  /* NULL, or a tensor added before the activation, row stride ldr */
+  long ldr;
+  int act;           /* ONNXC_ACT_*; CLIP: [alpha, beta]; LEAKY: alpha; HARD*: alpha x + beta */
+  float alpha, beta;
+} onnxc_epi;
+
+/* Scalar activation (the reference for the vector forms). */
+ONNXC_MAYBE_UNUSED static inline float onnxc_act1(float x, int act, float al, float be) {
+  float t;
+  switch (act) {
+  case ONNXC_ACT_RELU: return x > 0.0f ? x : 0.0f;
+  case ONNXC_ACT_CLIP: return x < al ? al : (x > be ? be : x);
+  case ONNXC_ACT_LEAKY: return x < 0.0f ? al * x : x;
+  case ONNXC_ACT_SIGMOID: return 1.0f / (1.0f + expf(-x));
+  case ONNXC_ACT_HARDSIGMOID: t = al * x + be; return t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+  case ONNXC_ACT_SILU: return x / (1.0f + expf(-x));
+  case ONNXC_ACT_HARDSWISH: t = al * x + be; return x * (t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t));
+  case ONNXC_ACT_GELU: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  case ONNXC_ACT_TANH: return tanhf(x);
+  default: return x;
+  }
+}
+
+#if defined(ONNXC_AVX512)
+/* exp(x) for float lanes: 2^n * p(r), r = x - n ln2 in [-ln2/2, ln2/2], degree-6 polynomial
+   (relative error ~2 ulp); saturates to 0 / inf outside [-87.3, 88.7]. */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_exp16(__m512 x) {
+  const __m512 hi = _mm512_set1_ps(88.7f), lo = _mm512_set1_ps(-87.3f);
+  __m512 n, r, p;
+  x = _mm512_max_ps(_mm512_min_ps(x, hi), lo);
+  n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_scalef_ps(p, n);
+}
+
+/* erfc(x) for x >= 0 (Numerical Recipes erfcc, relative error < 1.2e-7). */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_erfc16(__m512 z) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(_mm512_set1_ps(0.5f), z, one)), p;
+  p = _mm512_set1_ps(0.17087277f);
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.82215223f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.48851587f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.13520398f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.27886807f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.18628806f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.09678418f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.37409196f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.00002368f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.26551223f));
+  p = _mm512_sub_ps(p, _mm512_mul_ps(z, z));
+  return _mm512_mul_ps(t, onnxc_exp16(p));
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+ONNXC_MAYBE_UNUSED static __m512 onnxc_act16(__m512 x, int act, float al, float be) {
+  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+  __m512 t;
+  switch (act) {
+  case ONNXC_ACT_RELU: return _mm512_max_ps(x, zero);
+  case ONNXC_ACT_CLIP: return _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(al)), _mm512_set1_ps(be));
+  case ONNXC_ACT_LEAKY: return _mm512_mask_mul_ps(x, _mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x, _mm512_set1_ps(al));
+  case ONNXC_ACT_SIGMOID: return _mm512_div_ps(one, _mm512_add_ps(one, onnxc_exp16(_mm512_sub_ps(zero, x))));
+  case ONNXC_ACT_SILU: return _mm512_div_ps(x, _mm512_add_ps(one, onnxc_exp16(_mm512_sub_ps(zero, x))));
+  case ONNXC_ACT_HARDSIGMOID:
+  case ONNXC_ACT_HARDSWISH:
+    t = _mm512_fmadd_ps(_mm512_set1_ps(al), x, _mm512_set1_ps(be));
+    t = _mm512_min_ps(_mm512_max_ps(t, zero), one);
+    return act == ONNXC_ACT_HARDSWISH ? _mm512_mul_ps(x, t) : t;
+  case ONNXC_ACT_GELU: {
+    /* 0.5 x (1 + erf(z)), z = x / sqrt(2): 1 + erf(z) = erfc(-z) = 2 - erfc(z) for z >= 0 */
+    __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752f));
+    __m512 e = onnxc_erfc16(_mm512_abs_ps(z));
+    __mmask16 pos = _mm512_cmp_ps_mask(z, zero, _CMP_GE_OQ);
+    e = _mm512_mask_sub_ps(e, pos, _mm512_set1_ps(2.0f), e);
+    return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), e);
+  }
+  case ONNXC_ACT_TANH: { /* 1 - 2 / (exp(2x) + 1) */
+    __m512 e = onnxc_exp16(_mm512_add_ps(x, x));
+    return _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
+  }
+  default: return x;
+  }
+}
+#endif
+
+/* c[0..n) = act(c + bias (bv: one value, or bp[0..n)) + r[0..n)) */
+ONNXC_MAYBE_UNUSED static void onnxc_epi_row(float *c, int n, float bv, const float *bp, const float *r,
+                                             int act, float al, float be) {
+  int j = 0;
+#if defined(ONNXC_AVX512)
+  for (; j < n; j += 16) {
+    const __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1u);
+    __m512 x = _mm512_add_ps(_mm512_maskz_loadu_ps(k, c + j), bp ? _mm512_maskz_loadu_ps(k, bp + j) : _mm512_set1_ps(bv));
+    if (r) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, r + j));
+    if (act == ONNXC_ACT_RELU) x = _mm512_max_ps(x, _mm512_setzero_ps());
+    else if (act == ONNXC_ACT_CLIP) x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(al)), _mm512_set1_ps(be));
+    else if (act) x = onnxc_act16(x, act, al, be);
+    _mm512_mask_storeu_ps(c + j, k, x);
+  }
+#endif
+  for (; j < n; j++) {
+    float x = c[j] + (bp ? bp[j] : bv);
+    if (r) x += r[j];
+    c[j] = onnxc_act1(x, act, al, be);
+  }
+}
+
+/* The epilogue on the tile C[0..mr)[0..nr) (row stride ldc), which is rows m0.., columns n0..
+   of the whole product. */
+ONNXC_MAYBE_UNUSED static void onnxc_epi_tile(const onnxc_epi *e, float *C, long ldc, int m0, int mr, int n0, int nr) {
+  int i;
+  for (i = 0; i < mr; i++) {
+    const float bv = e->bias && !e->bias_cols ? e->bias[m0 + i] : 0.0f;
+    const float *bp = e->bias && e->bias_cols ? e->bias + n0 : (const float *)0;
+    const float *r = e->res ? e->res + (long)(m0 + i) * e->ldr + n0 : (const float *)0;
+    if (!bv && !bp && !r && !e->act) continue;
+    onnxc_epi_row(C + (long)i * ldc, nr, bv, bp, r, e->act, e->alpha, e->beta);
+  }
+}
+
+#if defined(ONNXC_AVX512)
+#define ONNXC_MASK16(n) ((n) >= 16 ? (__mmask16)0xffff : (n) <= 0 ? (__mmask16)0 : (__mmask16)((1u << (n)) - 1u))
+
+/* The epilogue on one vector of row m, columns n..n+15 (mask k).  Relu and Clip, the common
+   cases, are one clamp without a switch. */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x, __mmask16 k, int m, int n) {
+  if (e->bias) x = _mm512_add_ps(x, e->bias_cols ? _mm512_maskz_loadu_ps(k, e->bias + n) : _mm512_set1_ps(e->bias[m]));
+  if (e->res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, e->res + (long)m * e->ldr + n));
+  if (e->act == ONNXC_ACT_RELU) return _mm512_max_ps(x, _mm512_setzero_ps());
+  if (e->act == ONNXC_ACT_CLIP) return _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(e->alpha)), _mm512_set1_ps(e->beta));
+  return e->act ? onnxc_act16(x, e->act, e->alpha, e->beta) : x;
+}
+
+/* Micro-kernels for 1, 2 or 3 vectors of 16 columns: c<r><v> is the sum of row r, vector v;
+   sk<v> masks the columns of vector v that exist.  B rows come from a row-major matrix
+   (onnxc_uk<NV>) or, for convolutions, straight from the input (onnxc_ukx<NV>, see conv.h).
+   The tile is added to C when acc, and the epilogue e (if any) applied before the store. */
+#define ONNXC_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define ONNXC_D1(r) __m512 c##r##0 = _mm512_setzero_ps();
+#define ONNXC_D2(r) __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = c##r##0;
+#define ONNXC_D3(r) __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = c##r##0, c##r##2 = c##r##0;
+#define ONNXC_K1 const __mmask16 sk0 = ONNXC_MASK16(nr);
+#define ONNXC_K2 ONNXC_K1 const __mmask16 sk1 = ONNXC_MASK16(nr - 16);
+#define ONNXC_K3 ONNXC_K2 const __mmask16 sk2 = ONNXC_MASK16(nr - 32);
+#define ONNXC_B1(p, mk0) const __m512 b0 = _mm512_maskz_loadu_ps(mk0, p);
+#define ONNXC_B2(p, mk0, mk1) ONNXC_B1(p, mk0) const __m512 b1 = _mm512_maskz_loadu_ps(mk1, (p) + 16);
+#define ONNXC_B3(p, mk0, mk1, mk2) ONNXC_B2(p, mk0, mk1) const __m512 b2 = _mm512_maskz_loadu_ps(mk2, (p) + 32);
+#define ONNXC_F1(r) c##r##0 = _mm512_fmadd_ps(_mm512_set1_ps(A[r]), b0, c##r##0);
+#define ONNXC_F2(r) { const __m512 a = _mm512_set1_ps(A[r]); c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0); c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1); }
+#define ONNXC_F3(r) { const __m512 a = _mm512_set1_ps(A[r]); c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0); c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1); c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2); }
+#define ONNXC_SV(r, v)                                                                          \
+  {                                                                                             \
+    float *cp_ = C + (long)r * ldc + 16 * v;                                                    \
+    __m512 t_ = c##r##v;                                                                        \
+    if (acc) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(sk##v, cp_));                         \
+    if (e) t_ = onnxc_epi16(&ev_, t_, sk##v, m0 + r, n0 + 16 * v);                              \
+    _mm512_mask_storeu_ps(cp_, sk##v, t_);                                                      \
+  }
+/* a local copy of the epilogue: stores to C cannot change it, so it is read once */
+#define ONNXC_EV                                      \
+  onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f};        \
+  if (e) ev_ = *e;
+#define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
+#define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
+#define ONNXC_S3(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) ONNXC_SV(r, 2) }
+#define ONNXC_BPLAIN1 ONNXC_B1(B, sk0)
+#define ONNXC_BPLAIN2 ONNXC_B2(B, sk0, sk1)
+#define ONNXC_BPLAIN3 ONNXC_B3(B, sk0, sk1, sk2)
+#define ONNXC_UK_DEF(NAME, NV)                                                                              \
+  ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *A, const float *B, long ldb, float *C, long ldc,   \
+                                      int mr, int nr, int acc, const onnxc_epi *e, int m0, int n0,          \
+                                      const float *pf) {                                                    \
+    ONNXC_K##NV                                                                                             \
+    ONNXC_ROWS8(ONNXC_D##NV)                                                                                \
+    int k;                                                                                                  \
+    for (k = 0; k < kc; k++) {                                                                              \
+      ONNXC_BPLAIN##NV                                                                                      \
+      ONNXC_ROWS8(ONNXC_F##NV)                                                                              \
+      if (pf) {                                                                                             \
+        _mm_prefetch((const char *)pf, _MM_HINT_T0);                                                        \
+        _mm_prefetch((const char *)(pf + 16), _MM_HINT_T0);                                                 \
+        _mm_prefetch((const char *)(pf + 32), _MM_HINT_T0);                                                 \
+        pf += ldb;                                                                                          \
+      }                                                                                                     \
+      _mm_prefetch((const char *)(A + 256), _MM_HINT_T0);                                                   \
+      A += 8;                                                                                               \
+      B += ldb;                                                                                             \
+    }                                                                                                       \
+    ONNXC_EV                                                                                                \
+    ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
+  }
+ONNXC_UK_DEF(onnxc_uk1, 1)
+ONNXC_UK_DEF(onnxc_uk2, 2)
+ONNXC_UK_DEF(onnxc_uk3, 3)
+
+/* C[0..mr)[0..nr) (+)= A-panel (8 rows) x B-strip (nr <= 48 columns) over kc steps; then the
+   epilogue e (if not NULL) for the tile at rows m0.., columns n0.. of the whole product.  pf (if
+   not NULL): the next B strip, prefetched row by row (B rows of an NCHW input are far apart:
+   more streams than the hardware prefetchers follow). */
+ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+  if (nr > 32) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf);
+  else if (nr > 16) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf);
+  else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf);
+}
+#elif defined(ONNXC_AVX2)
+ONNXC_MAYBE_UNUSED static inline __m256i onnxc_mask8(int n) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
+}
+#define ONNXC_UK_ROW(r)                                    \
+  a = _mm256_broadcast_ss(A + r);                          \
+  c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);               \
+  c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);               \
+  c##r##2 = _mm256_fmadd_ps(a, b2, c##r##2);
+#define ONNXC_UK_ZERO(r) c##r##0 = c##r##1 = c##r##2 = _mm256_setzero_ps();
+#define ONNXC_UK_STORE(r)                                                                       \
+  if (r < mr) {                                                                                 \
+    float *cr = C + (long)r * ldc;                                                              \
+    if (acc) {                                                                                  \
+      c##r##0 = _mm256_add_ps(c##r##0, _mm256_maskload_ps(cr, k0));                             \
+      c##r##1 = _mm256_add_ps(c##r##1, _mm256_maskload_ps(cr + 8, k1));                         \
+      c##r##2 = _mm256_add_ps(c##r##2, _mm256_maskload_ps(cr + 16, k2));                        \
+    }                                                                                           \
+    _mm256_maskstore_ps(cr, k0, c##r##0);                                                       \
+    _mm256_maskstore_ps(cr + 8, k1, c##r##1);                                                   \
+    _mm256_maskstore_ps(cr + 16, k2, c##r##2);                                                  \
+  }
+#define ONNXC_ROWS4(X) X(0) X(1) X(2) X(3)
+
+ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+  const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
+  __m256 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32, a, b0, b1, b2;
+  int k;
+  (void)pf;
+  ONNXC_ROWS4(ONNXC_UK_ZERO)
+  for (k = 0; k < kc; k++) {
+    b0 = _mm256_maskload_ps(B, k0);
+    b1 = _mm256_maskload_ps(B + 8, k1);
+    b2 = _mm256_maskload_ps(B + 16, k2);
+    ONNXC_ROWS4(ONNXC_UK_ROW)
+    A += 8;
+    B += ldb;
+  }
+  ONNXC_ROWS4(ONNXC_UK_STORE)
+  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+}
+#else
+ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+  float s0[ONNXC_NR], s1[ONNXC_NR], s2[ONNXC_NR], s3[ONNXC_NR];
+  int k, j;
+  (void)pf;
+  for (j = 0; j < ONNXC_NR; j++) s0[j] = s1[j] = s2[j] = s3[j] = 0.0f;
+  if (nr == ONNXC_NR) {
+    for (k = 0; k < kc; k++) {
+      const float a0 = A[0], a1 = A[1], a2 = A[2], a3 = A[3];
+      for (j = 0; j < ONNXC_NR; j++) {
+        const float b = B[j];
+        s0[j] += a0 * b;
+        s1[j] += a1 * b;
+        s2[j] += a2 * b;
+        s3[j] += a3 * b;
+      }
+      A += 8;
+      B += ldb;
+    }
+  } else {
+    for (k = 0; k < kc; k++) {
+      const float a0 = A[0], a1 = A[1], a2 = A[2], a3 = A[3];
+      for (j = 0; j < nr; j++) {
+        const float b = B[j];
+        s0[j] += a0 * b;
+        s1[j] += a1 * b;
+        s2[j] += a2 * b;
+        s3[j] += a3 * b;
+      }
+      A += 8;
+      B += ldb;
+    }
+  }
+  for (j = 0; j < nr; j++) {
+    C[j] = acc ? C[j] + s0[j] : s0[j];
+    if (mr > 1) C[ldc + j] = acc ? C[ldc + j] + s1[j] : s1[j];
+    if (mr > 2) C[2 * ldc + j] = acc ? C[2 * ldc + j] + s2[j] : s2[j];
+    if (mr > 3) C[3 * ldc + j] = acc ? C[3 * ldc + j] + s3[j] : s3[j];
+  }
+  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+}
+#endif
+
+/* One-row product (M = 1, e.g. a batch-1 fully connected layer): c[n] = sum_k a[k] B[k][n],
+   columns in strips of 128 (AVX-512) so that eight accumulators hide the FMA latency. */
+ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda, const float *B, long ldb, float *c) {
+  int n0 = 0, k;
+#if defined(ONNXC_AVX512)
+  for (; n0 < N; n0 += 128) {
+    const int w = N - n0;
+    const __mmask16 m0 = ONNXC_MASK16(w), m1 = ONNXC_MASK16(w - 16), m2 = ONNXC_MASK16(w - 32), m3 = ONNXC_MASK16(w - 48);
+    const __mmask16 m4 = ONNXC_MASK16(w - 64), m5 = ONNXC_MASK16(w - 80), m6 = ONNXC_MASK16(w - 96), m7 = ONNXC_MASK16(w - 112);
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    const float *b = B + n0;
+    for (k = 0; k < K; k++, b += ldb) {
+      const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
+      s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
+      s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
+      s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
+      s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
+      s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
+      s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
+      s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
+      s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
+    }
+    _mm512_mask_storeu_ps(c + n0, m0, s0);
+    _mm512_mask_storeu_ps(c + n0 + 16, m1, s1);
+    _mm512_mask_storeu_ps(c + n0 + 32, m2, s2);
+    _mm512_mask_storeu_ps(c + n0 + 48, m3, s3);
+    _mm512_mask_storeu_ps(c + n0 + 64, m4, s4);
+    _mm512_mask_storeu_ps(c + n0 + 80, m5, s5);
+    _mm512_mask_storeu_ps(c + n0 + 96, m6, s6);
+    _mm512_mask_storeu_ps(c + n0 + 112, m7, s7);
+  }
+#else
+  for (; n0 < N; n0 += 16) {
+    float s[16];
+    const int w = N - n0 < 16 ? N - n0 : 16;
+    int j;
+    for (j = 0; j < 16; j++) s[j] = 0.0f;
+    for (k = 0; k < K; k++) {
+      const float x = a[(long)k * lda], *b = B + (long)k * ldb + n0;
+      for (j = 0; j < w; j++) s[j] += x * b[j];
+    }
+    for (j = 0; j < w; j++) c[n0 + j] = s[j];
+  }
+#endif
+}
+
+/* A packed for onnxc_sgemm: k blocks of ONNXC_KC, each holding panels of 8 rows: with
+   b = k / KC, kc = the block's length (KC, or what is left of K), Mp = M rounded up to 8,
+   A(m,k) = P[b*KC*Mp + (m/8)*8*kc + 8*(k % KC) + m%8]; rows past M are zero.  Each block is one
+   contiguous stream.  The compiler stores constant weights this way; this packs a run-time
+   operand A(m,k) = src[m*rs + k*cs]. */
+ONNXC_MAYBE_UNUSED static void onnxc_pack_a(int M, int K, const float *src, long rs, long cs, float *dst) {
+  const int Mp = (M + 7) / 8 * 8;
+  int k0, m, k, r;
+  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+    float *blk = dst + (long)k0 * Mp;
+    for (m = 0; m < M; m += 8)
+      for (k = 0; k < kc; k++)
+        for (r = 0; r < 8; r++)
+          blk[(long)(m / 8) * 8 * kc + 8 * k + r] = m + r < M ? src[(long)(m + r) * rs + (long)(k0 + k) * cs] : 0.0f;
+  }
+}
+
+/* One k block: C (+)= A B over kc steps (acc: add to C), then the epilogue when e is not NULL.
+   A: the block's part of the packed panels (panel p at A + p * astride), B: kc rows. */
+ONNXC_MAYBE_UNUSED static void onnxc_gemm_blk(int M, int N, int kc, const float *A, long astride, const float *B,
+                                              long ldb, float *C, long ldc, int acc, const onnxc_epi *e) {
+  /* strips of whole vectors, balanced (20 vectors: 3+3+3+3+3+3+2, not 3+...+3+2 or +1) */
+  const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
+  int s, m0;
+  for (s = 0; s < ns; s++) {
+    const int n0 = nv * s / ns * ONNXC_VL, n1 = nv * (s + 1) / ns * ONNXC_VL, nr = (n1 < N ? n1 : N) - n0;
+    for (m0 = 0; m0 < M; m0 += ONNXC_MR) {
+      const int mr = M - m0 < ONNXC_MR ? M - m0 : ONNXC_MR;
+      /* software prefetch (the hardware prefetchers do not follow this many streams): the
+         next strip of B with the first row panel, the next C tile with every panel */
+      const float *pf = m0 == 0 && s + 1 < ns ? B + n1 : (const float *)0;
+#if defined(ONNXC_AVX512)
+      if (s + 1 < ns) {
+        int r;
+        for (r = 0; r < mr; r++) {
+          const float *cp = C + (long)(m0 + r) * ldc + n1;
+          _mm_prefetch((const char *)cp, _MM_HINT_T0);
+          _mm_prefetch((const char *)(cp + 16), _MM_HINT_T0);
+          _mm_prefetch((const char *)(cp + 32), _MM_HINT_T0);
+        }
+      }
+#endif
+      onnxc_uk(kc, A + (long)(m0 / 8) * astride + m0 % 8, B + n0, ldb, C + (long)m0 * ldc + n0, ldc, mr, nr, acc, e,
+               m0, n0, pf);
+    }
+  }
+}
+
+/* C = epilogue(A B): A packed (onnxc_pack_a layout; for M = 1 a plain vector, stride lda),
+   B row-major (ldb), C row-major (ldc); e may be NULL. */
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm(int M, int N, int K, const float *A, long lda, const float *B, long ldb,
+                                           float *C, long ldc, const onnxc_epi *e) {
+  int k0;
+  if (M == 1) {
+    onnxc_gemv(N, K, A, lda, B, ldb, C);
+    if (e) onnxc_epi_tile(e, C, ldc, 0, 1, 0, N);
+    return;
+  }
+  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+    onnxc_gemm_blk(M, N, kc, A + (long)k0 * ((M + 7) / 8 * 8), 8L * kc, B + (long)k0 * ldb, ldb, C, ldc, k0 > 0,
+                   k0 + kc >= K ? e : 0);
+  }
+}
+
+/* C = epilogue(A B) for a run-time A(m,k) = A[m*rs + k*cs] (no scratch: each 8-row panel's k
+   block is packed into a 4 KiB stack buffer, then multiplied by every strip of B). */
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm_a(int M, int N, int K, const float *A, long rs, long cs, const float *B,
+                                             long ldb, float *C, long ldc, const onnxc_epi *e) {
+  float ap[8 * ONNXC_KC];
+  int m0, k0, k, r;
+  if (M == 1) {
+    onnxc_gemv(N, K, A, cs, B, ldb, C);
+    if (e) onnxc_epi_tile(e, C, ldc, 0, 1, 0, N);
+    return;
+  }
+  for (m0 = 0; m0 < M; m0 += 8) {
+    const int mr = M - m0 < 8 ? M - m0 : 8;
+    for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+      const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+      const onnxc_epi *ee = k0 + kc >= K ? e : (const onnxc_epi *)0;
+      const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
+      int s, mm;
+      for (k = 0; k < kc; k++)
+        for (r = 0; r < 8; r++) ap[8 * k + r] = r < mr ? A[(long)(m0 + r) * rs + (long)(k0 + k) * cs] : 0.0f;
+      for (s = 0; s < ns; s++) {
+        const int n0 = nv * s / ns * ONNXC_VL, n1 = nv * (s + 1) / ns * ONNXC_VL, nr = (n1 < N ? n1 : N) - n0;
+        for (mm = 0; mm < mr; mm += ONNXC_MR)
+          onnxc_uk(kc, ap + mm, B + (long)k0 * ldb + n0, ldb, C + (long)(m0 + mm) * ldc + n0, ldc,
+                   mr - mm < ONNXC_MR ? mr - mm : ONNXC_MR, nr, k0 > 0, ee, m0 + mm, n0, (const float *)0);
+      }
+    }
+  }
+}
+
