@@ -367,7 +367,12 @@ static void emit_gemv_block(Emit *e, const StepCtx *sc, const GemvSpec *gs, cons
   const char *init = c_lit(e, dt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT, 0);
   if (gs->b1 >= 0) init = c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)gs->b1));
   if (gs->b2 >= 0) init = fmt(e, "%s + %s", init, c_load(e, dt, fmt(e, "X3[%lld + j0 + jj]", (long long)gs->b2)));
-  ep(e, "%s acc[%d][%lld];", C, nr, (long long)w);
+  /* An accumulator block of at most 128 bytes would live in the x86-64 red zone, where GCC 12
+     at -O2 with AVX-512 stores to it with aligned moves it never aligned (a miscompile that
+     crashes test_lstm_reverse with -O2 -march=native): small blocks get padded past it. */
+  int64_t wdecl = w, es = dt == DT_DOUBLE ? 8 : 4;
+  while (nr * wdecl * es <= 128) wdecl += 8;
+  ep(e, "%s acc[%d][%lld];", C, nr, (long long)wdecl);
   ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
   for (int r = 0; r < nr; r++) {
     if (gs->src)

@@ -170,8 +170,9 @@ def first_line(s):
 
 
 class Tools:
-    def __init__(self, onnxc, harness_obj, rt_lib, include, cc):
+    def __init__(self, onnxc, harness_obj, rt_lib, include, cc, cflags):
         self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
+        self.cflags = cflags
 
 
 def symbolic_size(model, param, by_name):
@@ -253,7 +254,7 @@ def run_case(case_dir, tools, keep):
                         bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
                         return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
-                rc, msg = run_cmd([tools.cc] + CFLAGS + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
+                rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
                     return name, False, f"cc: {first_line(msg)}"
                 rc, msg = run_cmd([tools.cc, c_path + ".o", tools.harness_obj, tools.rt_lib, "-lm", "-o", exe])
@@ -317,6 +318,8 @@ def main():
     ap.add_argument("suites", nargs="+", help="folders of cases (or single case folders)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--cflags", default="",
+                    help="extra C flags for the generated code (e.g. '-O3 -march=native' to test the SIMD paths)")
     ap.add_argument("-k", "--filter", default=None, help="regex on case names")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ratchet", default=None, help="file of cases that must pass")
@@ -358,7 +361,7 @@ def main():
     if rc != 0:
         print(msg)
         sys.exit(2)
-    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc)
+    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split())
 
     ratchet = set()
     if args.ratchet and os.path.exists(args.ratchet):
