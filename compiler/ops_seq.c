@@ -81,10 +81,18 @@ typedef struct RnnInfo {
      inputs 1 and 2 then point at those copies (the originals are kept for a re-run) */
   Value *orig_w, *orig_r;
   bool pre_w, pre_r;
+  int64_t panel;          /* > 0: constant W and R in column panels of this width */
 } RnnInfo;
 
 /* A constant copy of w [D][GH][K] as [D][K][GH]. */
-static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K) {
+/* Column width of the GEMV chunks (emit_gemv) and of the weight panels. */
+static int64_t gemv_width(int dt) { return dt == DT_DOUBLE ? 16 : 32; }
+
+/* A constant W [D][GH][K] in the layout the GEMVs read: transposed, [D][K][GH], or with `pw`
+   > 0 in panels of pw columns, [D][GH/pw][K][pw], so that a chunk of pw columns streams
+   through K * pw contiguous elements rather than K rows GH apart (rows 2 KiB apart defeat the
+   prefetchers: every row is a new page once GH >= 1024 bytes). */
+static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K, int64_t pw) {
   Value *t = graph_new_value(ctx, ctx->graph, arena_printf(&ctx->arena, "%s_transposed", w->name));
   int64_t dims[3] = {D, K, GH};
   value_set_shape(t, w->dtype, 3, dims);
@@ -92,9 +100,10 @@ static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, 
   size_t es = dtype_size(w->dtype);
   for (int64_t d = 0; d < D; d++)
     for (int64_t j = 0; j < GH; j++)
-      for (int64_t k = 0; k < K; k++)
-        memcpy((char *)t->data + (size_t)((d * K + k) * GH + j) * es,
-               (const char *)w->data + (size_t)((d * GH + j) * K + k) * es, es);
+      for (int64_t k = 0; k < K; k++) {
+        int64_t at = pw ? d * K * GH + (j / pw) * K * pw + k * pw + j % pw : (d * K + k) * GH + j;
+        memcpy((char *)t->data + (size_t)at * es, (const char *)w->data + (size_t)((d * GH + j) * K + k) * es, es);
+      }
   return t;
 }
 
@@ -194,15 +203,17 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   }
   ri->input_forget = kind == K_LSTM && attr_i(n, "input_forget", 0) != 0;
   ri->lbr = kind == K_GRU && attr_i(n, "linear_before_reset", 0) != 0;
+  /* panels when every GEMV column range (all gates, 2H, H) starts and ends on a panel */
+  ri->panel = H % gemv_width(dt) == 0 ? gemv_width(dt) : 0;
   if (Wt->data) {
     ri->orig_w = Wt;
     ri->pre_w = true;
-    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I);
+    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I, ri->panel);
   }
   if (Rt->data) {
     ri->orig_r = Rt;
     ri->pre_r = true;
-    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H);
+    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H, ri->panel);
   }
   n->priv = ri;
   /* outputs */
@@ -334,7 +345,9 @@ static void emit_rows_open(Emit *e, const StepCtx *sc, bool need_t) {
 
 /* One GEMV term: sum_k v[k] * mat[k * GH + off + j], v the row of batch entry b of `base`
    ([B][K], compute type) or, when base is NULL, the input row x. */
-typedef struct GemvTerm { const char *base; int64_t K; const char *mat; int mdt; } GemvTerm;
+/* One term: rows of `base` (K apart; NULL: the input rows x) times mat, [K][GH] row-major, or
+   with panel > 0 in column panels [GH/panel][K][panel]. */
+typedef struct GemvTerm { const char *base; int64_t K; const char *mat; int mdt; int64_t panel; } GemvTerm;
 
 /* Where a GEMV's rows come from and go. */
 typedef struct GemvSpec {
@@ -396,10 +409,15 @@ static void emit_gemv_block(Emit *e, const StepCtx *sc, const GemvSpec *gs, cons
           const char *el = fmt(e, "%s%d[k + %d]", vb, r, q);
           ep(e, "const %s v%d_%d = %s;", C, r, q, t[i].base ? el : c_load(e, dt, el));
         }
-      ep(e, "const %s *w0 = %s + k * %lld + %lld + j0;", c_type(t[i].mdt), t[i].mat, (long long)GH, (long long)off);
+      int64_t rs = t[i].panel ? t[i].panel : GH; /* weight row stride */
+      if (t[i].panel)
+        ep(e, "const %s *w0 = %s + (%lld + j0) * %lld + k * %lld;", c_type(t[i].mdt), t[i].mat, (long long)off, (long long)K,
+           (long long)rs);
+      else
+        ep(e, "const %s *w0 = %s + k * %lld + %lld + j0;", c_type(t[i].mdt), t[i].mat, (long long)GH, (long long)off);
       ep(e, "for (int jj = 0; jj < %lld; jj++) {", (long long)w);
       for (int q = 0; q < u; q++)
-        ep(e, "const %s a%d = %s;", C, q, c_load(e, t[i].mdt, fmt(e, "w0[%lld + jj]", (long long)(q * GH))));
+        ep(e, "const %s a%d = %s;", C, q, c_load(e, t[i].mdt, fmt(e, "w0[%lld + jj]", (long long)(q * rs))));
       for (int r = 0; r < nr; r++) {
         Buf sum = {0};
         for (int q = 0; q < u; q++) buf_printf(&sum, "%sv%d_%d * a%d", q ? " + " : "", r, q, q);
@@ -421,7 +439,7 @@ static void emit_gemv_block(Emit *e, const StepCtx *sc, const GemvSpec *gs, cons
    that each weight load feeds every row while the weight rows stream by contiguously. */
 static void emit_gemv(Emit *e, const StepCtx *sc, const GemvSpec *gs, const GemvTerm *t, int nt, int64_t GH,
                       int64_t off, int64_t J) {
-  int64_t CH = sc->dt == DT_DOUBLE ? 16 : 32, B = sc->ri->B;
+  int64_t CH = gemv_width(sc->dt), B = sc->ri->B;
   if (J < CH) CH = J;
   int64_t full = J / CH * CH;
   int RB = gs->chunk || B >= 4 ? 4 : (int)B;
@@ -530,8 +548,8 @@ static void rnn_emit(Emit *e, Node *n) {
     long long boff = (long long)(d * 2 * GH);
     const char *wm = ri->pre_w ? fmt(e, "(X1 + %lld)", (long long)(d * I * GH)) : "wt";
     const char *rm = ri->pre_r ? fmt(e, "(X2 + %lld)", (long long)(d * H * GH)) : "rt";
-    GemvTerm tx = {NULL, I, wm, ri->pre_w ? dt : ct};
-    GemvTerm th = {"hs", H, rm, ri->pre_r ? dt : ct};
+    GemvTerm tx = {NULL, I, wm, ri->pre_w ? dt : ct, ri->pre_w ? ri->panel : 0};
+    GemvTerm th = {"hs", H, rm, ri->pre_r ? dt : ct, ri->pre_r ? ri->panel : 0};
     ep(e, "for (%s s0 = 0; s0 < %lld; s0 += %d) {", it, (long long)S, TB);
     ep(e, "const %s te = %lld - s0 < %d ? %lld - s0 : %d;", it, (long long)S, TB, (long long)S, TB);
     GemvSpec gx = {"gx", hasB ? boff : -1, hasB && ri->kind != K_GRU ? boff + GH : -1, NULL, true};
@@ -559,7 +577,7 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "pr[j] = r * h[j];");
       ep(e, "}");
       ep(e, "}");
-      GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct};
+      GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct, ri->pre_r ? ri->panel : 0};
       GemvSpec g2 = {fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, NULL, false};
       emit_gemv(e, &sc, &g2, &tr, 1, GH, 2 * H, H);
     }

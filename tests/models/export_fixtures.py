@@ -195,6 +195,23 @@ class AutoEncoder(nn.Module):
         return self.net(x)
 
 
+class KWSRecurrent(nn.Module):
+    """Keyword spotting with recurrent layers: a 2-layer bidirectional LSTM (hidden 32) then a
+    GRU (hidden 64) over 20 frames of 10 features (hidden sizes that take the panel layout of
+    the recurrent weights)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(10, 32, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(64, 64, batch_first=True)
+        self.fc = nn.Linear(64, 12)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        y, _ = self.gru(y)
+        return self.fc(y[:, -1])
+
+
 FIXTURES = [
     # name, model, input shape, opset
     ("mlp_op11", MLP, (2, 1, 8, 8), 11),
@@ -207,6 +224,7 @@ FIXTURES = [
     ("autoencoder_op13", AutoEncoder, (4, 640), 13),
     ("mlp_op17", MLP, (3, 1, 8, 8), 17),
     ("lenet_op17", LeNet, (2, 1, 28, 28), 17),
+    ("kws_recurrent_op14", KWSRecurrent, (2, 20, 10), 14),
 ]
 
 
