@@ -589,7 +589,10 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const float *restrict xr = xc + xo;");
     ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
     if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
-    else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
+    else if (g->s[l] == 2) {
+      ep(e, "onnxc_gather_s2(cr + ow, xr + ow * 2 + off, hi - ow);");
+      ep(e, "ow = hi;");
+    } else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
     ep(e, "} while (0);");
     ep(e, "for (; ow < %lld; ow++) cr[ow] = 0;", LL(OW));
     ep(e, "}");

@@ -446,8 +446,36 @@ static void topo_sort(Ctx *ctx, Graph *g) {
   }
 }
 
+/* A Pad whose pads are all zero (PyTorch exports one before AveragePool with
+   count_include_pad) becomes an Identity, which the memory planner makes a view. */
+static bool pad_to_identity(Ctx *ctx, Node *n) {
+  if (!is_op(n, "Pad") || !n->inputs[0] || !n->outputs[0]) return false;
+  const Value *pads = n->n_inputs > 1 ? n->inputs[1] : NULL;
+  if (pads) {
+    if (!pads->data || pads->dtype != DT_INT64) return false;
+    for (int64_t i = 0; i < value_numel(pads); i++)
+      if (const_get_i(pads, i) != 0) return false;
+  } else {
+    const Attr *a = node_attr(n, "pads");
+    if (!a) return false;
+    for (int i = 0; i < a->n_ints; i++)
+      if (a->ints[i] != 0) return false;
+  }
+  n->op_type = "Identity";
+  for (int k = 1; k < n->n_inputs; k++)
+    if (n->inputs[k]) n->inputs[k]->n_consumers--;
+  n->n_inputs = 1;
+  n->n_attrs = 0;
+  n->def = NULL;
+  infer_node(ctx, n);
+  return true;
+}
+
 void optimize_graph(Ctx *ctx, Graph *g) {
   PtrVec gone = {0};
+  bool padless = false;
+  for (int i = 0; i < g->nodes.n; i++) padless |= pad_to_identity(ctx, g->nodes.v[i]);
+  if (padless) eliminate_dead(ctx, g); /* e.g. the node computing its constant_value */
   for (int i = 0; i < g->nodes.n; i++) {
     Node *p = g->nodes.v[i];
     if (p->dead || *p->domain || p->n_outputs != 1 || !is_f32(p->outputs[0])) continue;

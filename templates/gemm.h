@@ -179,6 +179,19 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
   if (e->res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, e->res + (long)m * e->ldr + n));
   if (e->act == ONNXC_ACT_RELU) return _mm512_max_ps(x, _mm512_setzero_ps());
   if (e->act == ONNXC_ACT_CLIP) return _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(e->alpha)), _mm512_set1_ps(e->beta));
+  if (e->act == ONNXC_ACT_HARDSWISH || e->act == ONNXC_ACT_HARDSIGMOID) {
+    __m512 t = _mm512_fmadd_ps(_mm512_set1_ps(e->alpha), x, _mm512_set1_ps(e->beta));
+    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));
+    return e->act == ONNXC_ACT_HARDSWISH ? _mm512_mul_ps(x, t) : t;
+  }
+  if (e->act == ONNXC_ACT_SILU || e->act == ONNXC_ACT_SIGMOID) {
+    /* inline (a call from a micro-kernel's epilogue spills every accumulator): 1 / (1 + e^-x)
+       by a reciprocal estimate and one Newton step (relative error ~1e-7), no division */
+    const __m512 one = _mm512_set1_ps(1.0f), d = _mm512_add_ps(one, onnxc_exp16(_mm512_sub_ps(_mm512_setzero_ps(), x)));
+    __m512 r = _mm512_rcp14_ps(d);
+    r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+    return e->act == ONNXC_ACT_SILU ? _mm512_mul_ps(x, r) : r;
+  }
   return e->act ? onnxc_act16(x, e->act, e->alpha, e->beta) : x;
 }
 
@@ -407,6 +420,22 @@ ONNXC_MAYBE_UNUSED static void onnxc_pack_a(int M, int K, const float *src, long
 
 /* One k block: C (+)= A B over kc steps (acc: add to C), then the epilogue when e is not NULL.
    A: the block's part of the packed panels (panel p at A + p * astride), B: kc rows. */
+/* d[i] = s[2 i] for i < n (the im2col rows of stride-2 convolutions); reads s[0 .. 2n-2] only. */
+ONNXC_MAYBE_UNUSED static void onnxc_gather_s2(float *d, const float *s, int n) {
+  int i = 0;
+#if defined(ONNXC_AVX512)
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (; i < n; i += 16) {
+    const int m = 2 * (n - i) - 1; /* source elements still needed */
+    const __m512 a = _mm512_maskz_loadu_ps(ONNXC_MASK16(m), s + 2 * i);
+    const __m512 b = _mm512_maskz_loadu_ps(ONNXC_MASK16(m - 16), s + 2 * i + 16);
+    _mm512_mask_storeu_ps(d + i, ONNXC_MASK16(n - i), _mm512_permutex2var_ps(a, even, b));
+  }
+#else
+  for (; i < n; i++) d[i] = s[2 * i];
+#endif
+}
+
 ONNXC_MAYBE_UNUSED static void onnxc_gemm_blk(int M, int N, int kc, const float *A, long astride, const float *B,
                                               long ldb, float *C, long ldc, int acc, const onnxc_epi *e) {
   /* strips of whole vectors, balanced (20 vectors: 3+3+3+3+3+3+2, not 3+...+3+2 or +1) */
