@@ -39,16 +39,57 @@ static void usage(FILE *f) {
         "                       mse, cross_entropy (int64 class labels), bce_logits, or output\n"
         "                       (OUTPUT already is the scalar loss; no label)\n"
         "  --freeze NAME,...    initializers that get no gradient (repeatable)\n"
+        "  --train              emit on-device training: <name>_train_init/_train_step/_infer\n"
+        "                       and state save/load over a caller-owned state buffer (needs\n"
+        "                       --loss KIND:OUTPUT and --optimizer; see README, Training)\n"
+        "  --optimizer OPT[:k=v,...]\n"
+        "                       sgd (lr required; momentum, weight_decay, nesterov, dampening)\n"
+        "                       or adamw (lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,\n"
+        "                       weight_decay=1e-2), with torch.optim's semantics\n"
         "  --list-ops           print the supported operators and exit\n"
         "  --dump-ir            print the IR after each stage to stderr\n"
         "  -v                   print a summary line to stderr\n"
         "  --version            print the version and exit\n"
-        "  -h, --help           print this help and exit\n",
+        "  -h, --help           print this help and exit\n"
+        "\n"
+        "onnxc export-weights MODEL.onnx STATE.bin -o OUT.onnx\n"
+        "                       writes the parameters of a saved --train state (<name>_state_save)\n"
+        "                       into a copy of MODEL.onnx\n",
         f);
+}
+
+static int export_weights_main(int argc, char **argv) {
+  const char *files[2] = {NULL, NULL}, *out = NULL;
+  int nf = 0;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "-o")) {
+      if (i + 1 >= argc) { fprintf(stderr, "onnxc: error: option '-o' needs an argument\n"); return 2; }
+      out = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "onnxc: error: export-weights: unknown option '%s'\n", argv[i]);
+      return 2;
+    } else if (nf < 2) {
+      files[nf++] = argv[i];
+    } else {
+      fprintf(stderr, "onnxc: error: export-weights takes MODEL.onnx STATE.bin -o OUT.onnx\n");
+      return 2;
+    }
+  }
+  if (nf != 2 || !out) {
+    fprintf(stderr, "onnxc: error: export-weights takes MODEL.onnx STATE.bin -o OUT.onnx\n");
+    return 2;
+  }
+  char err[1200];
+  if (onnxc_export_weights(files[0], files[1], out, err, sizeof err) != 0) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
   CompileOptions opt = {0};
+  if (argc > 1 && !strcmp(argv[1], "export-weights")) return export_weights_main(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -101,6 +142,11 @@ int main(int argc, char **argv) {
       opt.align = (size_t)v;
     } else if (!strcmp(a, "--gradients")) {
       opt.gradients = true;
+    } else if (!strcmp(a, "--train")) {
+      opt.train = true;
+    } else if (!strcmp(a, "--optimizer")) {
+      NEED_ARG();
+      opt.optimizer = next;
     } else if (!strcmp(a, "--loss")) {
       NEED_ARG();
       opt.loss = next;
@@ -136,6 +182,17 @@ int main(int argc, char **argv) {
   }
   if (!opt.out_c) {
     fprintf(stderr, "onnxc: error: no output given; use -o OUT.c\n");
+    return 2;
+  }
+  if (opt.train) {
+    /* flag misuse is a usage error (2); out-of-range values are checked with the model (1) */
+    if (!opt.loss) { fprintf(stderr, "onnxc: error: --train needs --loss KIND:OUTPUT\n"); return 2; }
+    if (!opt.optimizer) { fprintf(stderr, "onnxc: error: --train needs --optimizer sgd:lr=X or adamw[:k=v,...]\n"); return 2; }
+    TrainOptim o;
+    char msg[512];
+    if (!train_parse_optimizer(opt.optimizer, &o, msg, sizeof msg)) { fprintf(stderr, "onnxc: error: %s\n", msg); return 2; }
+  } else if (opt.optimizer) {
+    fprintf(stderr, "onnxc: error: --optimizer needs --train\n");
     return 2;
   }
   char err[1200];

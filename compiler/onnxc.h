@@ -374,11 +374,65 @@ typedef struct CompileOptions {
   bool gradients;             /* --gradients: emit loss + gradients instead of the outputs */
   const char *loss;           /* --loss KIND[:OUTPUT] */
   const char *freeze[32]; int n_freeze; /* --freeze NAME,... (repeatable) */
+  /* on-device training (train.c, emit_train.c) */
+  bool train;                 /* --train: training step + inference with run-time weights */
+  const char *optimizer;      /* --optimizer OPT[:k=v,...] */
 } CompileOptions;
 
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
+
+/* ---- train.c: onnxc --train --------------------------------------------------------- */
+/*
+ * The trainable initializers ("parameters") become run-time state: graph inputs bound to the
+ * caller's state buffer, never folded into constants.  One C file holds the training step
+ * (forward + gradients, then an in-place optimizer loop over the state) and the inference
+ * graph over the same state.
+ */
+enum { OPT_SGD = 1, OPT_ADAMW = 2 };
+typedef struct TrainOptim {
+  int kind;                   /* OPT_SGD or OPT_ADAMW */
+  double lr, momentum, dampening, weight_decay, beta1, beta2, eps;
+  bool nesterov, has_lr;
+} TrainOptim;
+
+typedef struct TrainParam {
+  const char *name;           /* the initializer's ONNX name */
+  int dtype, rank;
+  int64_t dims[ONNXC_MAX_RANK];
+  int64_t bytes;
+  void *init;                 /* initial contents (from the model) */
+  int64_t off;                /* offset in the state buffer */
+  int64_t off_buf[2];         /* optimizer buffers in the state (SGD momentum; AdamW m, v), -1 none */
+  int64_t grad_off;           /* its gradient in the train arena */
+} TrainParam;
+
+typedef struct TrainSpec {
+  TrainOptim opt;
+  TrainParam *params; int n_params;
+  Graph *train, *infer;       /* the two planned graphs */
+  int64_t state_data;         /* offset of the first parameter in the state (after the step count) */
+  int64_t state_bytes;
+  int64_t train_arena, infer_arena; /* bytes */
+  int64_t loss_off;           /* the loss scalar in the train arena */
+} TrainSpec;
+
+/* Parses --optimizer (syntax only when ctx is NULL: returns false and fills err).  With a ctx,
+   also checks the values and fails with one line. */
+bool train_parse_optimizer(const char *spec, TrainOptim *o, char *err, size_t errlen);
+void train_check_optimizer(Ctx *ctx, const TrainOptim *o);
+/* After a --gradients-style autodiff: records the initializers that got gradients. */
+void train_collect_params(Ctx *ctx, TrainSpec *ts, Graph *g);
+/* After load/verify of a fresh copy: the parameters become run-time inputs (first in order). */
+void train_bind_params(Ctx *ctx, TrainSpec *ts, Graph *g);
+/* After autodiff of the bound graph: checks its gradient outputs match the parameters. */
+void train_check_gradients(Ctx *ctx, TrainSpec *ts, Graph *g);
+/* Lays out the state buffer and the train arena's gradient slots. */
+void train_layout(Ctx *ctx, TrainSpec *ts);
+/* `onnxc export-weights MODEL STATE -o OUT`: writes the state's parameters into a copy of the
+   model.  Returns 0 or fills err. */
+int onnxc_export_weights(const char *model, const char *state, const char *out, char *err, size_t errlen);
 
 /* Returns 0 on success; on failure fills err (one line, no trailing newline). */
 int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen);
@@ -452,5 +506,18 @@ void emit_itab(Emit *e, const char *name, const int64_t *v, int64_t n);
 void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n);
 /* Writes net.c and net.h. */
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);
+
+/* Several graphs in one C file (--train).  emit_multi_begin writes templates/common.h into
+   e->out; emit_graph_impl then adds g's constants, node functions (names unique across the
+   graphs of one Emit: `nconst` and e->fn_counter are shared) and
+   `static int FNAME(void *arena, <inputs>, <outputs>)`; emit_multi_end splices in the kernel
+   templates any graph asked for (each once).  emit_c_const writes one static const array
+   named v->cname. */
+size_t emit_multi_begin(Emit *e);
+void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst);
+void emit_multi_end(Emit *e, size_t tpl_at);
+void emit_c_const(Emit *e, Value *v);
+/* codegen/c/emit_train.c: net.c and net.h of --train. */
+void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path);
 
 #endif

@@ -10,6 +10,9 @@
  *   plan_memory      live ranges, views, arena offsets (checked)
  *   emit_c_model     net.c + net.h
  *
+ * --train runs the same stages over three loads of the model (compile_train below): the
+ * parameters as run-time values, a training step and an inference graph, one C file.
+ *
  * Each stage is a free function over the IR with its precondition in its file's header
  * comment; --dump-ir prints the IR after each stage.
  */
@@ -197,6 +200,70 @@ static void parse_options(Ctx *ctx, const CompileOptions *opt) {
   }
 }
 
+/* The model loaded afresh (its previous IR stays in the arena, unused). */
+static void reload(Ctx *ctx) {
+  if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);
+  ctx->model_proto = NULL;
+  ctx->graph = NULL;
+  load_onnx(ctx);
+  dump(ctx, "load");
+  graph_verify(ctx, ctx->graph);
+  dump(ctx, "verify");
+}
+
+static void plan_graph(Ctx *ctx, const CompileOptions *opt, Graph *g) {
+  eliminate_dead(ctx, g);
+  dump(ctx, "dce");
+  /* no optimize_graph: its fusions and packing assume constant weights */
+  ctx->order_name = opt->order;
+  plan_best_order(ctx, g);
+}
+
+/* --train: see train.c for why the model is loaded three times. */
+static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_path) {
+  TrainSpec *ts = arena_alloc(&ctx->arena, sizeof *ts);
+  char msg[512];
+  if (!opt->optimizer) fail(ctx, "--train needs --optimizer sgd:lr=X or adamw[:k=v,...]");
+  if (!train_parse_optimizer(opt->optimizer, &ts->opt, msg, sizeof msg)) fail(ctx, "%s", msg);
+  train_check_optimizer(ctx, &ts->opt);
+  if (ctx->weights_path) fail(ctx, "--weights does not apply to --train (the weights are the state)");
+  /* 1. which initializers get gradients */
+  reload(ctx);
+  infer_and_fold(ctx, ctx->graph);
+  flatten_sequence_outputs(ctx, ctx->graph);
+  autodiff(ctx, ctx->graph, opt);
+  train_collect_params(ctx, ts, ctx->graph);
+  /* 2. the training step over run-time parameters */
+  reload(ctx);
+  train_bind_params(ctx, ts, ctx->graph);
+  infer_and_fold(ctx, ctx->graph);
+  flatten_sequence_outputs(ctx, ctx->graph);
+  dump(ctx, "infer");
+  autodiff(ctx, ctx->graph, opt);
+  dump(ctx, "autodiff");
+  train_check_gradients(ctx, ts, ctx->graph);
+  ts->train = ctx->graph;
+  plan_graph(ctx, opt, ts->train);
+  /* 3. inference over the same parameters */
+  reload(ctx);
+  train_bind_params(ctx, ts, ctx->graph);
+  infer_and_fold(ctx, ctx->graph);
+  flatten_sequence_outputs(ctx, ctx->graph);
+  dump(ctx, "infer");
+  ts->infer = ctx->graph;
+  plan_graph(ctx, opt, ts->infer);
+  train_layout(ctx, ts);
+  if (ctx->verbose) {
+    int64_t pb = 0;
+    for (int i = 0; i < ts->n_params; i++) pb += ts->params[i].bytes;
+    fprintf(stderr, "onnxc: %s: train: %d parameters (%lld bytes); forward (inference) arena %lld bytes; "
+            "backward (training step) arena %lld bytes (graph %lld + loss and gradients); state %lld bytes\n",
+            ctx->file, ts->n_params, (long long)pb, (long long)ts->infer_arena, (long long)ts->train_arena,
+            (long long)ts->train->arena_bytes, (long long)ts->state_bytes);
+  }
+  emit_c_train(ctx, ts, opt->out_c, h_path);
+}
+
 int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   Ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) abort();
@@ -221,7 +288,20 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (!valid_ident(ctx->prefix))
     fail(ctx, "the symbol prefix '%s' is not a C identifier (use --name)", ctx->prefix);
   parse_options(ctx, opt);
-  if (!opt->gradients && (opt->loss || opt->n_freeze)) fail(ctx, "--loss and --freeze need --gradients");
+  if (!opt->gradients && !opt->train && (opt->loss || opt->n_freeze))
+    fail(ctx, "--loss and --freeze need --gradients or --train");
+  if (opt->optimizer && !opt->train) fail(ctx, "--optimizer needs --train");
+  if (opt->train && opt->gradients) fail(ctx, "--train and --gradients exclude each other");
+
+  size_t n = strlen(opt->out_c);
+  char *h_path = arena_alloc(&ctx->arena, n + 3);
+  memcpy(h_path, opt->out_c, n);
+  if (n > 2 && strcmp(opt->out_c + n - 2, ".c") == 0) strcpy(h_path + n - 2, ".h");
+  else strcpy(h_path + n, ".h");
+  if (opt->train) {
+    compile_train(ctx, opt, h_path);
+    goto done;
+  }
 
   load_onnx(ctx);
   dump(ctx, "load");
@@ -239,12 +319,6 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   optimize_graph(ctx, ctx->graph);
   plan_best_order(ctx, ctx->graph);
   write_reports(ctx, opt);
-
-  size_t n = strlen(opt->out_c);
-  char *h_path = arena_alloc(&ctx->arena, n + 3);
-  memcpy(h_path, opt->out_c, n);
-  if (n > 2 && strcmp(opt->out_c + n - 2, ".c") == 0) strcpy(h_path + n - 2, ".h");
-  else strcpy(h_path + n, ".h");
   emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
 done:
   if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);

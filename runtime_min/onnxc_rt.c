@@ -59,6 +59,7 @@ const char *onnxc_status_str(int status) {
   case ONNXC_ERR_BOUNDS: return "data-dependent size exceeds its compile-time bound";
   case ONNXC_ERR_INDEX: return "index out of range";
   case ONNXC_ERR_NOT_FOUND: return "not found";
+  case ONNXC_ERR_FORMAT: return "saved state does not match the model";
   default: return "unknown status";
   }
 }

@@ -28,7 +28,8 @@ typedef enum onnxc_status {
   ONNXC_ERR_ALIGN = 2,     /* the arena is not aligned as the model requires */
   ONNXC_ERR_BOUNDS = 3,    /* a data-dependent size exceeded its compile-time bound */
   ONNXC_ERR_INDEX = 4,     /* an index input was out of range */
-  ONNXC_ERR_NOT_FOUND = 5  /* a lookup by name found nothing */
+  ONNXC_ERR_NOT_FOUND = 5, /* a lookup by name found nothing */
+  ONNXC_ERR_FORMAT = 6     /* a saved training state that is not one of this model (onnxc --train) */
 } onnxc_status;
 
 /* ONNX TensorProto.DataType values. */

@@ -94,6 +94,34 @@ def main():
             result(f"{rel}: Cortex-M4", rc == 0, msg[:400])
         shutil.rmtree(a)
         shutil.rmtree(b)
+    # --train: the training step + inference file (SGD and AdamW), same contract
+    for fx, loss in (("mlp_ce", "cross_entropy:output"), ("cnn_ce", "cross_entropy:output")):
+        m = os.path.join(ROOT, "tests", "training", "train_curve", fx, "model.onnx")
+        for opt in ("sgd:lr=0.1,momentum=0.9,nesterov=1", "adamw"):
+            rel = f"--train {fx} {opt.split(':')[0]}"
+            a, b = os.path.join(work, "ta"), os.path.join(work, "tb")
+            os.makedirs(a, exist_ok=True)
+            os.makedirs(b, exist_ok=True)
+            flags = ["--train", "--loss", loss, "--optimizer", opt]
+            r1 = sh([onnxc, m, *flags, "-o", os.path.join(a, "net.c")])
+            r2 = sh([onnxc, m, *flags, "-o", os.path.join(b, "net.c")])
+            if r1[0] or r2[0]:
+                result(f"{rel}: compiles", False, r1[1] or r2[1])
+                continue
+            same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in ("net.c", "net.h"))
+            result(f"{rel}: deterministic", same, "two runs differ")
+            obj = os.path.join(a, "net.o")
+            rc, msg = sh(["cc"] + STRICT + ["-O1", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj])
+            result(f"{rel}: strict C99 host", rc == 0, msg[:400])
+            if rc == 0:
+                rc, msg = sh(["nm", "-u", obj])
+                bad = [l.split()[-1] for l in msg.splitlines() if l.split() and l.split()[-1] in FORBIDDEN]
+                result(f"{rel}: no malloc/stdio", not bad, " ".join(bad))
+            if have_arm:
+                rc, msg = sh(["arm-none-eabi-gcc"] + STRICT + M4 + ["-I", inc, "-c", os.path.join(a, "net.c"), "-o", os.path.join(a, "m4.o")])
+                result(f"{rel}: Cortex-M4", rc == 0, msg[:400])
+            shutil.rmtree(a)
+            shutil.rmtree(b)
     if not have_arm:
         result("arm-none-eabi-gcc present", False, "install gcc-arm-none-eabi")
     shutil.rmtree(work, ignore_errors=True)

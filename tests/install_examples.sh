@@ -26,4 +26,14 @@ if ! echo "$out" | grep -q "onnxc digits.onnx"; then
 fi
 echo "PASS regenerates when the model changes"
 echo "PASS cmake find_package + onnxc_add_model"
-echo "4 passed, 0 failed"
+# on-device training (onnxc --train): the example exits non-zero below 95% accuracy
+cp -r "$ROOT/examples/train_classifier" "$T/train_make"
+rm -rf "$T/train_make/out" "$T/train_make/train_classifier"
+(cd "$T/train_make" && PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig" make -s ONNXC="$T/prefix/bin/onnxc" >/dev/null && ./train_classifier | tail -n 1) \
+  || { echo "FAIL train_classifier (make)"; echo "4 passed, 1 failed"; exit 1; }
+echo "PASS train_classifier: make + pkg-config"
+cmake -S "$ROOT/examples/train_classifier" -B "$T/train_cmake" -DCMAKE_PREFIX_PATH="$T/prefix" >/dev/null
+cmake --build "$T/train_cmake" >/dev/null
+"$T/train_cmake/train_classifier" | tail -n 1 || { echo "FAIL train_classifier (cmake)"; echo "5 passed, 1 failed"; exit 1; }
+echo "PASS train_classifier: cmake find_package + onnxc_add_model --train"
+echo "6 passed, 0 failed"

@@ -939,3 +939,70 @@ void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n) {
   if (n == 0) ep(e, "0");
   ep(e, "};");
 }
+
+/* ---- several graphs in one file (--train) ---------------------------------------------- */
+
+void emit_c_const(Emit *e, Value *v) { emit_const(e, v); }
+
+size_t emit_multi_begin(Emit *e) {
+  emit_template(e, "common");
+  buf_puts(e->out, "\n");
+  tpl_nused = 0;
+  return e->out->len;
+}
+
+void emit_multi_end(Emit *e, size_t tpl_at) { splice_templates(e, e->out, tpl_at); }
+
+/* The graph's inputs and outputs are the function's parameters in order (caller buffers); its
+   intermediates live in `arena`.  No data-dependent outputs (the caller checks). */
+void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst) {
+  Arena *a = &e->ctx->arena;
+  Names nm;
+  nm.in = arena_alloc(a, sizeof(char *) * (size_t)(g->inputs.n + 1));
+  nm.out = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
+  const char *params = "";
+  for (int i = 0; i < g->inputs.n; i++) {
+    Value *v = g->inputs.v[i];
+    nm.in[i] = arena_printf(a, "in%d_%s", i, sanitize(a, v->name, 32));
+    params = arena_printf(a, "%s,\n    const %s *%s /* %s %s%s */", params, c_type(v->dtype), nm.in[i], v->name,
+                          dtype_name(v->dtype), shape_str(a, v));
+  }
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    if (v->dynamic) fail(e->ctx, "output '%s' has a data-dependent shape (not supported here)", v->name);
+    nm.out[i] = arena_printf(a, "out%d_%s", i, sanitize(a, v->name, 32));
+    params = arena_printf(a, "%s,\n    %s *%s /* %s %s%s */", params, c_type(v->dtype), nm.out[i], v->name,
+                          dtype_name(v->dtype), shape_str(a, v));
+  }
+  int before = *nconst;
+  emit_consts(e, g, nconst, NULL);
+  if (*nconst > before) buf_puts(e->out, "\n");
+  emit_node_fns(e, g);
+  buf_printf(e->out, "static int %s(void *arena%s) {\n", fname, params);
+  e->indent = 1;
+  ep(e, "unsigned char *A = (unsigned char *)arena;");
+  ep(e, "(void)A;");
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] && n->outputs[k]->dynamic)
+        fail_node(e->ctx, n, "data-dependent shapes are not supported here");
+  }
+  Env env = {g, NULL, "A", &nm};
+  emit_calls(e, &env);
+  for (int i = 0; i < g->outputs.n; i++) {
+    Value *v = g->outputs.v[i];
+    bool written = v->producer && !v->producer->dead && !v->data;
+    for (int j = 0; j < i; j++)
+      if (g->outputs.v[j] == v) written = false;
+    if (written) continue;
+    const char *src = NULL;
+    for (int j = 0; j < i; j++)
+      if (g->outputs.v[j] == v) src = nm.out[j];
+    if (!src) src = value_ptr(e, &env, v, true);
+    if (value_numel(v) > 0) ep(e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
+  }
+  ep(e, "return ONNXC_OK;");
+  e->indent = 0;
+  buf_puts(e->out, "}\n\n");
+}

@@ -48,7 +48,17 @@ def main():
             print(f"PASS {rel}: {lines[0]}")
             passed += 1
     # command-line misuse: one line, status 2
-    for args, want in ((["--bogus"], "unknown option"), ([], "no model given"), (["x.onnx"], "no output given")):
+    train = ["x.onnx", "-o", "x.c", "--train"]
+    for args, want in ((["--bogus"], "unknown option"), ([], "no model given"), (["x.onnx"], "no output given"),
+                       (train + ["--optimizer", "sgd:lr=0.1"], "--train needs --loss"),
+                       (train + ["--loss", "mse:y"], "--train needs --optimizer"),
+                       (train + ["--loss", "mse:y", "--optimizer", "rmsprop"], "unknown optimizer 'rmsprop'"),
+                       (train + ["--loss", "mse:y", "--optimizer", "sgd:lr"], "expected k=v"),
+                       (train + ["--loss", "mse:y", "--optimizer", "sgd:lr=fast"], "lr must be a number"),
+                       (train + ["--loss", "mse:y", "--optimizer", "adamw:momentum=0.9"], "unknown parameter 'momentum'"),
+                       (train + ["--loss", "mse:y", "--optimizer", "sgd:momentum=0.9"], "needs a learning rate"),
+                       (["x.onnx", "-o", "x.c", "--optimizer", "sgd:lr=1"], "--optimizer needs --train"),
+                       (["export-weights", "x.onnx"], "export-weights takes")):
         p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
         lines = p.stderr.splitlines()
         if p.returncode == 2 and len(lines) == 1 and want in lines[0]:

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Checks onnxc --train against torch.optim: for every fixture (export_curves.py) and optimizer,
+compiles the model with --train, builds a harness that runs the same steps on the same batches,
+and requires every step's loss within --rtol (relative) of torch's.  For each case the harness
+also saves the state, loads it into a fresh buffer and runs <name>_infer; onnxc export-weights
+writes the state into the .onnx and ONNX Runtime must give the same outputs.  A tampered, a
+truncated and another model's state blob must be rejected with ONNXC_ERR_FORMAT.
+
+usage: run_curves.py --build BUILD [--rtol 1e-3] [-k SUBSTRING]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "net.h"
+
+static unsigned char state[NET_STATE_BYTES] __attribute__((aligned(64)));
+static unsigned char state2[NET_STATE_BYTES] __attribute__((aligned(64)));
+static unsigned char arena[NET_TRAIN_ARENA_BYTES + 16] __attribute__((aligned(64)));
+static unsigned char iarena[NET_ARENA_BYTES + 16] __attribute__((aligned(64)));
+static unsigned char blob[NET_STATE_BLOB_BYTES + 16];
+
+static void *readf(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  void *p;
+  long len;
+  if (!f) { perror(path); exit(2); }
+  fseek(f, 0, SEEK_END);
+  len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  p = malloc((size_t)len + 1);
+  if (fread(p, 1, (size_t)len, f) != (size_t)len) exit(2);
+  fclose(f);
+  if (n) *n = (size_t)len;
+  return p;
+}
+
+int main(int argc, char **argv) {
+  /* argv: x.bin y.bin steps batches out.bin state.bin other_state.bin */
+  const XT *x;
+  const YT *y;
+  int steps, K, s, st;
+  static OT out1[OUT_N], out2[OUT_N];
+  size_t n, other_n;
+  unsigned char *other;
+  FILE *f;
+  if (argc != 8) return 2;
+  x = readf(argv[1], NULL);
+  y = readf(argv[2], NULL);
+  steps = atoi(argv[3]);
+  K = atoi(argv[4]);
+  if (net_train_init(state) != ONNXC_OK) return 3;
+  for (s = 0; s < steps; s++) {
+    float loss = -1;
+    st = net_train_step(state, arena, x + (size_t)(s % K) * X_N, y + (size_t)(s % K) * Y_N, &loss);
+    if (st != ONNXC_OK) { fprintf(stderr, "step %d: %s\n", s, onnxc_status_str(st)); return 4; }
+    printf("%.9g\n", loss);
+  }
+  if (net_train_steps(state) != (uint64_t)steps) return 5;
+  if (net_infer(state, iarena, x, out1) != ONNXC_OK) return 6;
+  /* save -> load into a fresh state -> infer gives the same outputs */
+  n = net_state_save(state, blob, sizeof blob);
+  if (n != NET_STATE_BLOB_BYTES || net_state_save(state, blob, NET_STATE_BLOB_BYTES - 1) != 0) return 7;
+  f = fopen(argv[6], "wb");
+  if (!f || fwrite(blob, 1, n, f) != n || fclose(f)) return 8;
+  memset(state2, 0x5a, sizeof state2);
+  if (net_state_load(state2, blob, n) != ONNXC_OK) return 9;
+  if (net_infer(state2, arena, x, out2) != ONNXC_OK) return 10; /* the train arena serves too */
+  if (memcmp(out1, out2, sizeof out1) != 0) return 11;
+  if (net_train_steps(state2) != (uint64_t)steps) return 12;
+  /* rejected: truncated, a flipped data byte, a flipped table byte, another model's state */
+  memcpy(state2, state, sizeof state);
+  if (net_state_load(state2, blob, n - 1) != ONNXC_ERR_FORMAT) return 13;
+  blob[n - 3] ^= 0x10;
+  if (net_state_load(state2, blob, n) != ONNXC_ERR_FORMAT) return 14;
+  blob[n - 3] ^= 0x10;
+  blob[60] ^= 1;
+  if (net_state_load(state2, blob, n) != ONNXC_ERR_FORMAT) return 15;
+  blob[60] ^= 1;
+  other = readf(argv[7], &other_n);
+  if (net_state_load(state2, other, other_n) != ONNXC_ERR_FORMAT) return 16;
+  if (memcmp(state2, state, sizeof state) != 0) return 17; /* a rejected load leaves the state alone */
+  if (net_state_load(state2, blob, n) != ONNXC_OK) return 18;
+  if (net_train_step((void *)0, arena, x, y, (float *)0) != ONNXC_ERR_NULL) return 19;
+  if (net_train_step(state + 4, arena, x, y, (float *)0) != ONNXC_ERR_ALIGN) return 20;
+  f = fopen(argv[5], "wb");
+  if (!f || fwrite(out1, sizeof out1[0], OUT_N, f) != OUT_N || fclose(f)) return 21;
+  return 0;
+}
+"""
+
+CT = {np.dtype("float32"): "float", np.dtype("int64"): "int64_t"}
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--rtol", type=float, default=1e-3)
+    ap.add_argument("-k", default="")
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    args = ap.parse_args()
+    onnxc = os.path.join(os.path.abspath(args.build), "onnxc")
+    rt = [os.path.join(ROOT, "runtime_min", "onnxc_rt.c")]
+    inc = ["-I", os.path.join(ROOT, "runtime_min")]
+    import onnxruntime as ort
+    fixtures = sorted(d for d in os.listdir(HERE) if os.path.isfile(os.path.join(HERE, d, "curves.json")))
+    passed = failed = 0
+    worst = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        # a blob of another model, for the rejection check
+        other = os.path.join(tmp, "other_state.bin")
+        with open(other, "wb") as f:
+            f.write(b"ONNXCST\0" + b"\0" * 200)
+        for fx in fixtures:
+            d = os.path.join(HERE, fx)
+            curves = json.load(open(os.path.join(d, "curves.json")))
+            data = np.load(os.path.join(d, "data.npz"))
+            x, y = data["x"], data["y"]
+            K = x.shape[0]
+            for oname, c in curves.items():
+                case = f"{fx}/{oname}"
+                if args.k not in case:
+                    continue
+                w = os.path.join(tmp, fx + "_" + oname)
+                os.makedirs(w)
+                try:
+                    sh([onnxc, os.path.join(d, "model.onnx"), "--train", "--loss", c["loss"], "--optimizer", c["optimizer"],
+                        "-o", os.path.join(w, "net.c")])
+                    sess = ort.InferenceSession(os.path.join(d, "model.onnx"), providers=["CPUExecutionProvider"])
+                    out_shape = sess.get_outputs()[0].shape
+                    out_n = int(np.prod(out_shape))
+                    hdr = (f"#define XT {CT[x.dtype]}\n#define YT {CT[y.dtype]}\n#define OT float\n"
+                           f"#define X_N {int(np.prod(x.shape[1:]))}\n#define Y_N {int(np.prod(y.shape[1:]))}\n"
+                           f"#define OUT_N {out_n}\n")
+                    open(os.path.join(w, "main.c"), "w").write(hdr + HARNESS)
+                    exe = os.path.join(w, "harness")
+                    sh([args.cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", *inc, "-I", w,
+                        os.path.join(w, "main.c"), os.path.join(w, "net.c"), *rt, "-lm", "-o", exe])
+                    xs, ys = os.path.join(w, "x.bin"), os.path.join(w, "y.bin")
+                    x.tofile(xs)
+                    y.tofile(ys)
+                    outs, state = os.path.join(w, "out.bin"), os.path.join(w, "state.bin")
+                    r = subprocess.run([exe, xs, ys, str(len(c["losses"])), str(K), outs, state, other],
+                                       capture_output=True, text=True, timeout=60)
+                    if r.returncode != 0:
+                        raise RuntimeError(f"harness exit {r.returncode}: {r.stderr[-500:]}")
+                    got = np.array([float(t) for t in r.stdout.split()])
+                    ref = np.array(c["losses"])
+                    if got.shape != ref.shape:
+                        raise RuntimeError(f"{got.shape[0]} losses, expected {ref.shape[0]}")
+                    rel = np.abs(got - ref) / np.maximum(np.abs(ref), 1e-6)
+                    worst[case] = float(rel.max())
+                    if rel.max() > args.rtol:
+                        s = int(rel.argmax())
+                        raise RuntimeError(f"step {s}: loss {got[s]:.7g}, torch {ref[s]:.7g} (rel {rel[s]:.2e})")
+                    # export-weights -> ONNX Runtime == <name>_infer after the same steps
+                    trained = os.path.join(w, "trained.onnx")
+                    sh([onnxc, "export-weights", os.path.join(d, "model.onnx"), state, "-o", trained])
+                    sess = ort.InferenceSession(trained, providers=["CPUExecutionProvider"])
+                    ref_out = sess.run(None, {sess.get_inputs()[0].name: x[0]})[0]
+                    ours = np.fromfile(outs, dtype=np.float32).reshape(ref_out.shape)
+                    err = np.abs(ours - ref_out).max() / max(np.abs(ref_out).max(), 1e-6)
+                    if err > 1e-4:
+                        raise RuntimeError(f"infer after {len(ref)} steps differs from ORT on the exported model (rel {err:.2e})")
+                    print(f"PASS {case}: worst loss rel err {rel.max():.2e} over {len(ref)} steps "
+                          f"({ref[0]:.4f} -> {ref[-1]:.4f}); export-weights + ORT rel err {err:.1e}")
+                    passed += 1
+                except Exception as ex:  # noqa: BLE001
+                    print(f"FAIL {case}: {ex}")
+                    failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
