@@ -219,6 +219,15 @@ static void plan_graph(Ctx *ctx, const CompileOptions *opt, Graph *g) {
   plan_best_order(ctx, g);
 }
 
+/* The model loaded afresh with the parameters of ts as run-time inputs, inferred. */
+static void load_bound(Ctx *ctx, TrainSpec *ts) {
+  reload(ctx);
+  train_bind_params(ctx, ts, ctx->graph);
+  infer_and_fold(ctx, ctx->graph);
+  flatten_sequence_outputs(ctx, ctx->graph);
+  dump(ctx, "infer");
+}
+
 /* --train: see train.c for why the model is loaded three times. */
 static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_path) {
   TrainSpec *ts = arena_alloc(&ctx->arena, sizeof *ts);
@@ -234,22 +243,14 @@ static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_pat
   autodiff(ctx, ctx->graph, opt);
   train_collect_params(ctx, ts, ctx->graph);
   /* 2. the training step over run-time parameters */
-  reload(ctx);
-  train_bind_params(ctx, ts, ctx->graph);
-  infer_and_fold(ctx, ctx->graph);
-  flatten_sequence_outputs(ctx, ctx->graph);
-  dump(ctx, "infer");
+  load_bound(ctx, ts);
   autodiff(ctx, ctx->graph, opt);
   dump(ctx, "autodiff");
   train_check_gradients(ctx, ts, ctx->graph);
   ts->train = ctx->graph;
   plan_graph(ctx, opt, ts->train);
   /* 3. inference over the same parameters */
-  reload(ctx);
-  train_bind_params(ctx, ts, ctx->graph);
-  infer_and_fold(ctx, ctx->graph);
-  flatten_sequence_outputs(ctx, ctx->graph);
-  dump(ctx, "infer");
+  load_bound(ctx, ts);
   ts->infer = ctx->graph;
   plan_graph(ctx, opt, ts->infer);
   train_layout(ctx, ts);

@@ -61,6 +61,27 @@ def main():
         else:
             failed += 1
 
+    def check_pair(rel, a, b, inc, have_arm, no_avx):
+        """Two compilations of one model in folders a and b: the same bytes, strict C99 on the
+        host (and with -mno-avx), no malloc/stdio symbols, Cortex-M4."""
+        same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in ("net.c", "net.h"))
+        result(f"{rel}: deterministic", same, "two runs differ")
+        obj = os.path.join(a, "net.o")
+        rc, msg = sh(["cc"] + STRICT + ["-O1", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj])
+        result(f"{rel}: strict C99 host", rc == 0, msg[:400])
+        if no_avx:
+            rc2, msg2 = sh(["cc"] + STRICT + ["-O1", "-mno-avx", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj + "2"])
+            result(f"{rel}: strict C99 -mno-avx", rc2 == 0, msg2[:400])
+        if rc == 0:
+            rc, msg = sh(["nm", "-u", obj])
+            bad = [l.split()[-1] for l in msg.splitlines() if l.split() and l.split()[-1] in FORBIDDEN]
+            result(f"{rel}: no malloc/stdio", not bad, " ".join(bad))
+        if have_arm:
+            rc, msg = sh(["arm-none-eabi-gcc"] + STRICT + M4 + ["-I", inc, "-c", os.path.join(a, "net.c"), "-o", os.path.join(a, "m4.o")])
+            result(f"{rel}: Cortex-M4", rc == 0, msg[:400])
+        shutil.rmtree(a)
+        shutil.rmtree(b)
+
     work = tempfile.mkdtemp(prefix="onnxc_gen_")
     rt = os.path.join(ROOT, "runtime_min", "onnxc_rt.c")
     rc, msg = sh(["cc"] + STRICT + ["-c", rt, "-o", os.path.join(work, "rt.o")])
@@ -78,22 +99,7 @@ def main():
         if r1[0] or r2[0]:
             result(f"{rel}: compiles", False, r1[1] or r2[1])
             continue
-        same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in ("net.c", "net.h"))
-        result(f"{rel}: deterministic", same, "two runs differ")
-        obj = os.path.join(a, "net.o")
-        rc, msg = sh(["cc"] + STRICT + ["-O1", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj])
-        result(f"{rel}: strict C99 host", rc == 0, msg[:400])
-        rc2, msg2 = sh(["cc"] + STRICT + ["-O1", "-mno-avx", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj + "2"])
-        result(f"{rel}: strict C99 -mno-avx", rc2 == 0, msg2[:400])
-        if rc == 0:
-            rc, msg = sh(["nm", "-u", obj])
-            bad = [l.split()[-1] for l in msg.splitlines() if l.split() and l.split()[-1] in FORBIDDEN]
-            result(f"{rel}: no malloc/stdio", not bad, " ".join(bad))
-        if have_arm:
-            rc, msg = sh(["arm-none-eabi-gcc"] + STRICT + M4 + ["-I", inc, "-c", os.path.join(a, "net.c"), "-o", os.path.join(a, "m4.o")])
-            result(f"{rel}: Cortex-M4", rc == 0, msg[:400])
-        shutil.rmtree(a)
-        shutil.rmtree(b)
+        check_pair(rel, a, b, inc, have_arm, no_avx=True)
     # --train: the training step + inference file (SGD and AdamW), same contract
     for fx, loss in (("mlp_ce", "cross_entropy:output"), ("cnn_ce", "cross_entropy:output")):
         m = os.path.join(ROOT, "tests", "training", "train_curve", fx, "model.onnx")
@@ -108,20 +114,7 @@ def main():
             if r1[0] or r2[0]:
                 result(f"{rel}: compiles", False, r1[1] or r2[1])
                 continue
-            same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in ("net.c", "net.h"))
-            result(f"{rel}: deterministic", same, "two runs differ")
-            obj = os.path.join(a, "net.o")
-            rc, msg = sh(["cc"] + STRICT + ["-O1", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj])
-            result(f"{rel}: strict C99 host", rc == 0, msg[:400])
-            if rc == 0:
-                rc, msg = sh(["nm", "-u", obj])
-                bad = [l.split()[-1] for l in msg.splitlines() if l.split() and l.split()[-1] in FORBIDDEN]
-                result(f"{rel}: no malloc/stdio", not bad, " ".join(bad))
-            if have_arm:
-                rc, msg = sh(["arm-none-eabi-gcc"] + STRICT + M4 + ["-I", inc, "-c", os.path.join(a, "net.c"), "-o", os.path.join(a, "m4.o")])
-                result(f"{rel}: Cortex-M4", rc == 0, msg[:400])
-            shutil.rmtree(a)
-            shutil.rmtree(b)
+            check_pair(rel, a, b, inc, have_arm, no_avx=False)
     if not have_arm:
         result("arm-none-eabi-gcc present", False, "install gcc-arm-none-eabi")
     shutil.rmtree(work, ignore_errors=True)
