@@ -317,6 +317,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
   int k, j;
   (void)pf;
   for (j = 0; j < ONNXC_NR; j++) s0[j] = s1[j] = s2[j] = s3[j] = 0.0f;
+  /* the same loop twice on purpose: with the constant trip count compilers unroll and
+     vectorize the full-width strip without a remainder loop */
   if (nr == ONNXC_NR) {
     for (k = 0; k < kc; k++) {
       const float a0 = A[0], a1 = A[1], a2 = A[2], a3 = A[3];
