@@ -147,11 +147,11 @@ struct Node {
      panels of 8 filters; Gemm/MatMul: B as [K][N] with alpha folded in); orig_w is the ONNX
      weight, for its shape */
   Value *orig_w;
-  int w_layout;           /* with orig_w: W_PANELS or W_WINO23 */
+  int w_layout;           /* with orig_w: W_PANELS, W_WINO23 or W_GEMV */
 };
 
 /* Layouts of re-laid-out Conv weights (optimize.c; ops_nn.c and templates/ read them). */
-enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2 };
+enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3 };
 
 /* Activations fused into a kernel's epilogue (the numbers of templates/gemm.h ONNXC_ACT_*). */
 enum { FUSE_NONE = 0, FUSE_RELU = 1, FUSE_CLIP = 2, FUSE_LEAKY = 3, FUSE_SIGMOID = 4, FUSE_HARDSIGMOID = 5,

@@ -535,6 +535,14 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "}");
     return;
   }
+  if (n->w_layout == W_GEMV) { /* 1x1 planes: y = W x per batch element, W^T in GEMV strips */
+    loop(e, "nb", ci->N);
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, node_in(n, 2) ? "X2" : NULL, true,
+                                                n->fuse_add ? fmt(e, "X%d + nb * %lld", n->fuse_add, LL(ci->M)) : NULL, ci->M));
+    ep(e, "onnxc_sgemv_p(%lld, %lld, X0 + nb * %lld, 1, X1, Y0 + nb * %lld, &ep);", LL(ci->M), LL(ci->C), LL(ci->C), LL(ci->M));
+    ep(e, "}");
+    return;
+  }
   loop(e, "nb", ci->N);
   loop(e, "gi", ci->G);
   ep(e, "const float *xg = X0 + (nb * %lld + gi * %lld) * %lld;", LL(ci->C), LL(ci->Cg), LL(ci->IHW));
@@ -1674,6 +1682,12 @@ static void emit_fast_gemm(Emit *e, const Node *n, int64_t M, int64_t N, int64_t
   emit_use_template(e, "gemm");
   ep(e, "{");
   ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, cols, res, N));
+  if (n->w_layout == W_GEMV) { /* one row, B in GEMV strips (optimize.c) */
+    if (M != 1) fail_node(e->ctx, n, "internal: GEMV weight layout on a %lld-row product", LL(M));
+    ep(e, "onnxc_sgemv_p(%lld, %lld, %s, %lld, %s, %s, &ep);", LL(N), LL(K), A, LL(cs), B, Y);
+    ep(e, "}");
+    return;
+  }
   ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %s, %lld, &ep);", LL(M), LL(N), LL(K), A, LL(rs), LL(cs),
      B, LL(N), Y, LL(N));
   ep(e, "}");
@@ -1720,6 +1734,7 @@ static void gemm_emit(Emit *e, Node *n) {
     emit_fast_gemm(e, n, M, N, K, "X0", ta ? 1 : K, ta ? M : 1, "X1", "Y0", f.bias, f.cols, f.res);
     return;
   }
+  if (n->w_layout == W_GEMV) fail_node(e->ctx, n, "internal: GEMV weight layout off the fast path");
   bool has_c = node_in(n, 2) && beta != 0;
   int ct = dtype_is_float(dt) ? ct_dt(dt) : dt;
   const char *cidx = fmt(e, "%s%s", cm > 1 ? fmt(e, "m * %lld", LL(cn)) : "0", cn > 1 ? " + n" : "");

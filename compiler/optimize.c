@@ -22,7 +22,11 @@
  *   - Conv 3x3, stride 1, padding 1, >= 32 channels in and out per group: Winograd F(2x2,3x3)
  *     filters U = G g G^T, 16 matrices of Mg x Cg per group in the same packed layout;
  *   - Gemm/MatMul with a constant 2-D B: B as [K][N] row-major (transB undone), Gemm's alpha
- *     multiplied in.
+ *     multiplied in;
+ *   - one-row products (Gemm/MatMul whose A has one row, 1x1 Conv of 1x1 planes, group 1):
+ *     B (the Conv's W^T) in the GEMV strip layout of onnxc_sgemv_p (columns in strips of 128,
+ *     each strip row after row), so the batch-1 classifier reads its weights as a few
+ *     sequential streams (W_GEMV).
  */
 #include <math.h>
 #include <string.h>
@@ -400,6 +404,62 @@ static void pack_gemm_b(Ctx *ctx, Graph *g, Node *p) {
   p->inputs[1] = pb;
 }
 
+/* d := B (K x N, B(k, n) = src[k * ks + n * ns]) in the GEMV strip layout (templates/gemm.h
+   onnxc_sgemv_p): strip s of width ws = min(128, N - 128 s) at d + 128 s K, row k at + k ws. */
+static void pack_gemv(float *d, const float *src, int64_t K, int64_t N, int64_t ks, int64_t ns, double alpha) {
+  for (int64_t n0 = 0; n0 < N; n0 += 128) {
+    int64_t ws = N - n0 < 128 ? N - n0 : 128;
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t j = 0; j < ws; j++) d[n0 * K + k * ws + j] = (float)(alpha * src[k * ks + (n0 + j) * ns]);
+  }
+}
+
+/* A one-row product with a constant B: Gemm/MatMul whose A has one row, or a group-1 1x1
+   Conv of 1x1 planes (per batch element, y = W x).  Only forms whose emitter takes the fast
+   path (ops_nn.c: gemm_fast, matmul_fast, conv_emit_fast). */
+static void pack_one_row(Ctx *ctx, Graph *g, Node *p) {
+  Value *a = p->inputs[0], *b = p->inputs[1], *y = p->outputs[0];
+  if (!is_f32(a) || !is_f32(b) || !b->data || !y) return;
+  int64_t K, N, ks, ns;
+  double alpha = 1.0;
+  if (!strcmp(p->op_type, "Conv")) {
+    if (b->rank != a->rank || a->rank < 3 || attr_i(p, "group", 1) != 1 || y->rank != a->rank) return;
+    for (int d = 2; d < a->rank; d++)
+      if (a->dims[d] != 1 || b->dims[d] != 1 || y->dims[d] != 1) return;
+    N = b->dims[0];
+    K = b->dims[1];
+    ks = 1;
+    ns = K;
+  } else if (b->rank == 2 && a->rank >= 1 && a->dims[a->rank - 1] > 0) {
+    bool gemm = !strcmp(p->op_type, "Gemm"), ta = gemm && attr_i(p, "transA", 0), tb = gemm && attr_i(p, "transB", 0);
+    if (gemm) {
+      Value *c = node_in(p, 2);
+      double beta = attr_f(p, "beta", 1.0f);
+      if (a->rank != 2 || (ta ? a->dims[1] : a->dims[0]) != 1) return;
+      K = tb ? b->dims[1] : b->dims[0];
+      N = tb ? b->dims[0] : b->dims[1];
+      if (c && beta != 0 && (beta != 1.0 || value_numel(c) != N || (c->rank == 2 && c->dims[0] != 1))) return;
+      alpha = attr_f(p, "alpha", 1.0f);
+    } else {
+      K = b->dims[0];
+      N = b->dims[1];
+      if (a->rank < 2 || value_numel(a) != K) return;
+    }
+    ks = tb ? 1 : N;
+    ns = tb ? K : 1;
+  } else {
+    return;
+  }
+  if (K < 1 || N < 1) return;
+  int64_t dims[2] = {K, N};
+  Value *pb = new_const(ctx, g, "gemv_w", 2, dims);
+  float *src = b->data;
+  pack_gemv(pb->data, src, K, N, ks, ns, alpha);
+  p->orig_w = b;
+  p->w_layout = W_GEMV;
+  p->inputs[1] = pb;
+}
+
 /* Live consumers of every value (absorbed nodes are dead). */
 static void recount(Graph *g) {
   for (int i = 0; i < g->values.n; i++) ((Value *)g->values.v[i])->n_consumers = 0;
@@ -508,6 +568,8 @@ void optimize_graph(Ctx *ctx, Graph *g) {
   for (int i = 0; i < g->nodes.n; i++) {
     Node *p = g->nodes.v[i];
     if (p->dead || *p->domain || p->orig_w) continue;
+    if (!strcmp(p->op_type, "Conv") || !strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_one_row(ctx, g, p);
+    if (p->orig_w) continue;
     if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p);
     else if (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_gemm_b(ctx, g, p);
   }

@@ -135,12 +135,143 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
 #define ONNXC_DWBUF 6144 /* floats of the row ring on the stack (24 KiB) */
 #endif
 
+#if defined(ONNXC_AVX512)
+/* r[0..16) := its 16 x 16 transpose (lane j of r[i] <-> lane i of r[j]) */
+ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
+  __m512 t[16];
+  int i;
+  for (i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (i = 0; i < 16; i += 4) {
+    const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 1]);
+    const __m512d c = _mm512_castps_pd(t[i + 2]), d = _mm512_castps_pd(t[i + 3]);
+    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (i = 0; i < 4; i++) {
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+  for (i = 0; i < 4; i++) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
+    r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xdd);
+  }
+}
+
+/* Writes the n <= 16 pixels p0.. held in st (st[i] = pixel p0 + i, lane c = channel c0 + c) to
+   the nc output planes y + c * OHW, through the epilogue. */
+ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int nc, float *y, long OHW,
+                                               const onnxc_epi *e, int c0) {
+  const __mmask16 k = ONNXC_MASK16(n);
+  int c;
+  onnxc_tr16(st);
+  if (e) {
+    const onnxc_epi ev = *e; /* a local copy: the stores below cannot change it */
+    for (c = 0; c < nc; c++)
+      _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, onnxc_epi16(&ev, st[c], k, c0 + c, (int)p0));
+  } else {
+    for (c = 0; c < nc; c++) _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, st[c]);
+  }
+}
+
+/* N consecutive output pixels of one row (from xt + base): a_j = sum over taps of the tap's 16
+   channel weights times pixel j's input vector; then into the staging tile, flushed per 16. */
+#define ONNXC_DWC_PIECE(N)                                                                           \
+  {                                                                                                  \
+    __m512 a_[N];                                                                                    \
+    int j_, kh_, kw_;                                                                                \
+    for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_setzero_ps();                                         \
+    for (kh_ = 0; kh_ < KH; kh_++) {                                                                 \
+      const __m512 *rp_ = base + (long)kh_ * DH * Wp;                                                \
+      for (kw_ = 0; kw_ < KW; kw_++) {                                                               \
+        const __m512 wv_ = wt[kh_ * KW + kw_], *p_ = rp_ + kw_ * DW;                                 \
+        for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(wv_, p_[j_ * SW], a_[j_]);               \
+      }                                                                                              \
+    }                                                                                                \
+    for (j_ = 0; j_ < N; j_++, op++) {                                                               \
+      st[op & 15] = a_[j_];                                                                          \
+      if ((op & 15) == 15 || op == OHW - 1)                                                          \
+        onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);      \
+    }                                                                                                \
+    np = N;                                                                                          \
+  }
+#define ONNXC_DWC_PIX 1024 /* padded input pixels of the transposed plane buffer (64 KiB) */
+
+/* Depthwise (one input plane per output plane) with 16 channels in the vector lanes: per group
+   of 16 channels the input planes are transposed into a zero-padded [Hp][Wp][16] buffer, so
+   every tap of every output pixel is one unmasked load and one FMA for 16 channels (no masks, no
+   even/odd shuffles for strides); results go back to planes through a 16 x 16 transpose.  For
+   planes with Hp * Wp <= ONNXC_DWC_PIX and KH * KW <= ONNXC_KPMAX. */
+ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, const float *x, int IH, int IW, const float *w, int KH, int KW,
+                                           int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH, int OW,
+                                           const onnxc_epi *e) {
+  const int Hr = (OH - 1) * SH + (KH - 1) * DH + 1, Wr = (OW - 1) * SW + (KW - 1) * DW + 1;
+  const int Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW, KP = KH * KW;
+  const long IHW = (long)IH * IW, OHW = (long)OH * OW;
+  __m512 xt[ONNXC_DWC_PIX], wt[ONNXC_KPMAX + 15], st[16];
+  int c0, i;
+  for (i = 0; i < Hp * Wp; i++) xt[i] = _mm512_setzero_ps(); /* the padding; the inside is rewritten per group */
+  for (c0 = 0; c0 < CO; c0 += 16) {
+    const int nc = CO - c0 < 16 ? CO - c0 : 16;
+    long p0, op = 0;
+    int c, t, oh, ow0, np, h = 0, ww = 0;
+    for (t = 0; t < KP; t += 16) { /* taps t..t+15 of the group's weights, transposed */
+      const __mmask16 k = ONNXC_MASK16(KP - t);
+      for (c = 0; c < 16; c++)
+        wt[t + c] = c < nc ? _mm512_maskz_loadu_ps(k, w + (long)(c0 + c) * KP + t) : _mm512_setzero_ps();
+      onnxc_tr16(wt + t);
+    }
+    for (p0 = 0; p0 < IHW; p0 += 16) { /* the group's input planes, 16 pixels at a time */
+      const int n = IHW - p0 < 16 ? (int)(IHW - p0) : 16;
+      const __mmask16 k = ONNXC_MASK16(n);
+      for (c = 0; c < 16; c++)
+        st[c] = c < nc ? _mm512_maskz_loadu_ps(k, x + (long)(c0 + c) * IHW + p0) : _mm512_setzero_ps();
+      onnxc_tr16(st);
+      for (i = 0; i < n; i++) {
+        xt[(h + PH) * Wp + ww + PW] = st[i];
+        if (++ww == IW) {
+          ww = 0;
+          h++;
+        }
+      }
+    }
+    for (oh = 0; oh < OH; oh++)
+      for (ow0 = 0; ow0 < OW; ow0 += np) {
+        const __m512 *base = xt + (long)oh * SH * Wp + (long)ow0 * SW;
+        const int left = OW - ow0;
+        if (left >= 16) ONNXC_DWC_PIECE(16)
+        else if (left >= 8) ONNXC_DWC_PIECE(8)
+        else if (left >= 4) ONNXC_DWC_PIECE(4)
+        else if (left >= 2) ONNXC_DWC_PIECE(2)
+        else ONNXC_DWC_PIECE(1)
+      }
+  }
+}
+#endif
+
 ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
                                           int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
                                           int OW, const onnxc_epi *e) {
   const long IHW = (long)IH * IW, OHW = (long)OH * OW;
   int oc;
 #if defined(ONNXC_AVX512)
+  if (mult == 1 && KH * KW <= ONNXC_KPMAX && (KH * KW > 9 || SH > 1 || SW > 1 || OW < 16)) {
+    /* channels in lanes where its transposes pay: small planes with big kernels or strides */
+    const int Hr = (OH - 1) * SH + (KH - 1) * DH + 1, Wr = (OW - 1) * SW + (KW - 1) * DW + 1;
+    const long Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW;
+    if (Hp * Wp <= ONNXC_DWC_PIX) {
+      onnxc_dwc16(CO, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
+      return;
+    }
+  }
   /* Input rows go once each into a ring of zero-padded rows on the stack, split into SW
      phases (phase ph holds padded columns SW*i + ph), so that tap (kh, kw) of 16 outputs is
      one unmasked load at column ow + kw*DW/SW of phase kw*DW % SW. */

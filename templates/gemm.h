@@ -402,6 +402,72 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda
 #endif
 }
 
+/* The GEMV strip layout of a constant K x N matrix B (batch-1 fully connected layers and 1x1
+   convolutions of 1x1 planes; optimize.c packs it): columns in strips of 128, strip s (width
+   ws = min(128, N - 128 s)) stored row after row from P + 128 s K, B[k][128 s + j] at
+   P[128 s K + k ws + j].  Each strip is one sequential stream, where the rows of a plain
+   row-major B are K separate ones.  c = epilogue(a B) (a: K values, stride lda). */
+ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long lda, const float *P, float *c,
+                                             const onnxc_epi *e) {
+  int n0, k;
+  for (n0 = 0; n0 < N; n0 += 128) {
+    const int ws = N - n0 < 128 ? N - n0 : 128;
+    const float *b = P + (long)n0 * K;
+#if defined(ONNXC_AVX512)
+    const __mmask16 m0 = ONNXC_MASK16(ws), m1 = ONNXC_MASK16(ws - 16), m2 = ONNXC_MASK16(ws - 32), m3 = ONNXC_MASK16(ws - 48);
+    const __mmask16 m4 = ONNXC_MASK16(ws - 64), m5 = ONNXC_MASK16(ws - 80), m6 = ONNXC_MASK16(ws - 96), m7 = ONNXC_MASK16(ws - 112);
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    if (ws == 128) {
+      for (k = 0; k < K; k++, b += 128) {
+        const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
+        _mm_prefetch((const char *)(b + 1024), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + 1024 + 64), _MM_HINT_T0);
+        s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b), s0);
+        s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 16), s1);
+        s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 32), s2);
+        s3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 48), s3);
+        s4 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 64), s4);
+        s5 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 80), s5);
+        s6 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 96), s6);
+        s7 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 112), s7);
+      }
+    } else {
+      for (k = 0; k < K; k++, b += ws) {
+        const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
+        s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
+        s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
+        s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
+        s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
+        s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
+        s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
+        s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
+        s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
+      }
+    }
+    _mm512_mask_storeu_ps(c + n0, m0, s0);
+    _mm512_mask_storeu_ps(c + n0 + 16, m1, s1);
+    _mm512_mask_storeu_ps(c + n0 + 32, m2, s2);
+    _mm512_mask_storeu_ps(c + n0 + 48, m3, s3);
+    _mm512_mask_storeu_ps(c + n0 + 64, m4, s4);
+    _mm512_mask_storeu_ps(c + n0 + 80, m5, s5);
+    _mm512_mask_storeu_ps(c + n0 + 96, m6, s6);
+    _mm512_mask_storeu_ps(c + n0 + 112, m7, s7);
+#else
+    {
+      float s[128];
+      int j;
+      for (j = 0; j < ws; j++) s[j] = 0.0f;
+      for (k = 0; k < K; k++, b += ws) {
+        const float x = a[(long)k * lda];
+        for (j = 0; j < ws; j++) s[j] += x * b[j];
+      }
+      for (j = 0; j < ws; j++) c[n0 + j] = s[j];
+    }
+#endif
+  }
+  if (e) onnxc_epi_tile(e, c, N, 0, 1, 0, N);
+}
+
 /* A packed for onnxc_sgemm: k blocks of ONNXC_KC, each holding panels of 8 rows: with
    b = k / KC, kc = the block's length (KC, or what is left of K), Mp = M rounded up to 8,
    A(m,k) = P[b*KC*Mp + (m/8)*8*kc + 8*(k % KC) + m%8]; rows past M are zero.  Each block is one
