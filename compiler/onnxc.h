@@ -150,6 +150,14 @@ struct Node {
   int w_layout;           /* with orig_w: W_PANELS, W_WINO23 or W_GEMV */
 };
 
+/* A Conv with one input channel per group (depthwise, or a one-channel input such as a
+   spectrogram) that the direct kernel onnxc_dw2d takes, with its weights in the ONNX layout:
+   few filters per group, or a small 2-D plane (its channels-in-lanes form, templates/conv.h)
+   for any number.  optimize.c and ops_nn.c both decide with this. */
+static inline bool conv_one_channel_direct(int64_t Cg, int64_t Mg, int rank, int64_t KP, int64_t IHW) {
+  return Cg == 1 && (Mg < 4 || (rank <= 4 && KP <= 49 && IHW <= 640));
+}
+
 /* Layouts of re-laid-out Conv weights (optimize.c; ops_nn.c and templates/ read them). */
 enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3 };
 

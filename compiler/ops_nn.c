@@ -291,7 +291,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   ci->pointwise = true;
   for (int i = 0; i < r; i++)
     if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->out[i] != g->in[i]) ci->pointwise = false;
-  ci->direct = ci->Cg == 1 && ci->Mg < 4 && !ci->pointwise;
+  ci->direct = conv_one_channel_direct(ci->Cg, ci->Mg, r + 2, ci->KP, ci->IHW) && !ci->pointwise;
   ci->wide = ci->direct && r <= 2;
   ci->fast = x->dtype == DT_FLOAT && n->orig_w;
   ci->same = ci->dw = ci->wino = false;

@@ -349,7 +349,7 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
   if (G < 1 || M % G) return;
   int64_t Mg = M / G, Cg = w->dims[1], KP = 1;
   for (int d = 2; d < w->rank; d++) KP *= w->dims[d];
-  if (Cg == 1 && Mg < 4) return; /* depthwise: direct kernels read the ONNX layout */
+  if (conv_one_channel_direct(Cg, Mg, x->rank, KP, value_numel(x) / (x->dims[0] * x->dims[1]))) return; /* onnxc_dw2d */
   const float *s = w->data;
   int64_t Mp = (Mg + 7) / 8 * 8;
   if (wino_ok(p, x, w, Cg, Mg)) {

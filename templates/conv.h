@@ -182,37 +182,39 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   }
 }
 
-/* N consecutive output pixels of one row (from xt + base): a_j = sum over taps of the tap's 16
-   channel weights times pixel j's input vector; then into the staging tile, flushed per 16. */
+/* N consecutive output pixels op.. (flat, across rows: pixel q reads xt + o_[j]): a_j = sum
+   over taps of the tap's 16 channel weights times the pixel's input vector; then into the
+   staging tile, flushed per 16 pixels. */
 #define ONNXC_DWC_PIECE(N)                                                                           \
   {                                                                                                  \
     __m512 a_[N];                                                                                    \
+    long o_[N];                                                                                      \
     int j_, kh_, kw_;                                                                                \
-    for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_setzero_ps();                                         \
-    for (kh_ = 0; kh_ < KH; kh_++) {                                                                 \
-      const __m512 *rp_ = base + (long)kh_ * DH * Wp;                                                \
-      for (kw_ = 0; kw_ < KW; kw_++) {                                                               \
-        const __m512 wv_ = wt[kh_ * KW + kw_], *p_ = rp_ + kw_ * DW;                                 \
-        for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(wv_, p_[j_ * SW], a_[j_]);               \
-      }                                                                                              \
+    for (j_ = 0; j_ < N; j_++) {                                                                     \
+      o_[j_] = (op + j_) / OW * SH * Wp + (op + j_) % OW * SW;                                       \
+      a_[j_] = _mm512_setzero_ps();                                                                  \
     }                                                                                                \
+    for (kh_ = 0; kh_ < KH; kh_++)                                                                   \
+      for (kw_ = 0; kw_ < KW; kw_++) {                                                               \
+        const __m512 wv_ = wt[kh_ * KW + kw_], *p_ = xt + (long)kh_ * DH * Wp + kw_ * DW;            \
+        for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(wv_, p_[o_[j_]], a_[j_]);                \
+      }                                                                                              \
     for (j_ = 0; j_ < N; j_++, op++) {                                                               \
       st[op & 15] = a_[j_];                                                                          \
       if ((op & 15) == 15 || op == OHW - 1)                                                          \
         onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);      \
     }                                                                                                \
-    np = N;                                                                                          \
   }
 #define ONNXC_DWC_PIX 1024 /* padded input pixels of the transposed plane buffer (64 KiB) */
 
-/* Depthwise (one input plane per output plane) with 16 channels in the vector lanes: per group
+/* Depthwise (one input plane per mult output planes) with 16 channels in the vector lanes: per group
    of 16 channels the input planes are transposed into a zero-padded [Hp][Wp][16] buffer, so
    every tap of every output pixel is one unmasked load and one FMA for 16 channels (no masks, no
    even/odd shuffles for strides); results go back to planes through a 16 x 16 transpose.  For
    planes with Hp * Wp <= ONNXC_DWC_PIX and KH * KW <= ONNXC_KPMAX. */
-ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, const float *x, int IH, int IW, const float *w, int KH, int KW,
-                                           int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH, int OW,
-                                           const onnxc_epi *e) {
+ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
+                                           int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
+                                           int OW, const onnxc_epi *e) {
   const int Hr = (OH - 1) * SH + (KH - 1) * DH + 1, Wr = (OW - 1) * SW + (KW - 1) * DW + 1;
   const int Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW, KP = KH * KW;
   const long IHW = (long)IH * IW, OHW = (long)OH * OW;
@@ -222,7 +224,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, const float *x, int IH, int I
   for (c0 = 0; c0 < CO; c0 += 16) {
     const int nc = CO - c0 < 16 ? CO - c0 : 16;
     long p0, op = 0;
-    int c, t, oh, ow0, np, h = 0, ww = 0;
+    int c, t, h = 0, ww = 0;
     for (t = 0; t < KP; t += 16) { /* taps t..t+15 of the group's weights, transposed */
       const __mmask16 k = ONNXC_MASK16(KP - t);
       for (c = 0; c < 16; c++)
@@ -233,7 +235,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, const float *x, int IH, int I
       const int n = IHW - p0 < 16 ? (int)(IHW - p0) : 16;
       const __mmask16 k = ONNXC_MASK16(n);
       for (c = 0; c < 16; c++)
-        st[c] = c < nc ? _mm512_maskz_loadu_ps(k, x + (long)(c0 + c) * IHW + p0) : _mm512_setzero_ps();
+        st[c] = c < nc ? _mm512_maskz_loadu_ps(k, x + (long)((c0 + c) / mult) * IHW + p0) : _mm512_setzero_ps();
       onnxc_tr16(st);
       for (i = 0; i < n; i++) {
         xt[(h + PH) * Wp + ww + PW] = st[i];
@@ -243,16 +245,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, const float *x, int IH, int I
         }
       }
     }
-    for (oh = 0; oh < OH; oh++)
-      for (ow0 = 0; ow0 < OW; ow0 += np) {
-        const __m512 *base = xt + (long)oh * SH * Wp + (long)ow0 * SW;
-        const int left = OW - ow0;
-        if (left >= 16) ONNXC_DWC_PIECE(16)
-        else if (left >= 8) ONNXC_DWC_PIECE(8)
-        else if (left >= 4) ONNXC_DWC_PIECE(4)
-        else if (left >= 2) ONNXC_DWC_PIECE(2)
-        else ONNXC_DWC_PIECE(1)
-      }
+    while (op < OHW) {
+      const long left = OHW - op;
+      if (left >= 8) ONNXC_DWC_PIECE(8)
+      else if (left >= 4) ONNXC_DWC_PIECE(4)
+      else if (left >= 2) ONNXC_DWC_PIECE(2)
+      else ONNXC_DWC_PIECE(1)
+    }
   }
 }
 #endif
@@ -263,12 +262,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   const long IHW = (long)IH * IW, OHW = (long)OH * OW;
   int oc;
 #if defined(ONNXC_AVX512)
-  if (mult == 1 && KH * KW <= ONNXC_KPMAX && (KH * KW > 9 || SH > 1 || SW > 1 || OW < 16)) {
+  if (KH * KW <= ONNXC_KPMAX && (KH * KW > 9 || SH > 1 || SW > 1 || OW < 16 || mult > 1)) {
     /* channels in lanes where its transposes pay: small planes with big kernels or strides */
     const int Hr = (OH - 1) * SH + (KH - 1) * DH + 1, Wr = (OW - 1) * SW + (KW - 1) * DW + 1;
     const long Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW;
     if (Hp * Wp <= ONNXC_DWC_PIX) {
-      onnxc_dwc16(CO, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
+      onnxc_dwc16(CO, mult, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
       return;
     }
   }
