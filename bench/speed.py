@@ -49,6 +49,7 @@ from onnx import helper, numpy_helper, shape_inference
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_CFLAGS = "-O3 -march=native -ffp-contract=fast"
+THREADS = 1  # --threads: onnxc --threads N and ORT intra_op_num_threads = N; times are wall-clock
 
 PEAK_C = r"""
 #include <stdio.h>
@@ -95,15 +96,18 @@ int main(void) {
 
 WRAP_C = r"""
 #include <time.h>
+#ifndef BENCH_CLOCK
+#define BENCH_CLOCK CLOCK_PROCESS_CPUTIME_ID
+#endif
 #include "onnxc_rt.h"
 extern const onnxc_model net_model;
 int bench_run(void *arena, const void *const *in, void *const *out) { return net_model.run(arena, in, out); }
 size_t bench_arena(void) { return net_model.arena_bytes; }
 double bench_loop(void *arena, const void *const *in, void *const *out, int iters) {
   struct timespec a, b;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+  clock_gettime(BENCH_CLOCK, &a);
   for (int i = 0; i < iters; i++) net_model.run(arena, in, out);
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+  clock_gettime(BENCH_CLOCK, &b);
   return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
 }
 """
@@ -209,7 +213,7 @@ class Onnxc:
 
 def ort_session(model):
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = THREADS
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -232,10 +236,11 @@ class Ort:
 
     def loop(self, iters):
         run, b = self.sess.run_with_iobinding, self.b
-        t0 = time.process_time()
+        clock = time.process_time if THREADS == 1 else time.perf_counter
+        t0 = clock()
         for _ in range(iters):
             run(b)
-        return time.process_time() - t0
+        return clock() - t0
 
 
 def ort_overhead(batches):
@@ -262,7 +267,7 @@ def bench_model(path, args, work, cc, cflags):
     os.makedirs(d, exist_ok=True)
     net_c = os.path.join(d, "net.c")
     t0 = time.perf_counter()
-    sh([os.path.join(args.build, "onnxc"), path, "-o", net_c, "--name", "net"])
+    sh([os.path.join(args.build, "onnxc"), path, "-o", net_c, "--name", "net"] + (["--threads", str(THREADS)] if THREADS > 1 else []))
     compile_s = time.perf_counter() - t0
     inc = os.path.join(ROOT, "runtime_min")
     wrap = os.path.join(d, "wrap.c")
@@ -273,7 +278,11 @@ def bench_model(path, args, work, cc, cflags):
     sh([cc, *cflags, "-fPIC", "-I", inc, "-c", net_c, "-o", obj])
     cc_s = time.perf_counter() - t0
     so = os.path.join(d, "libnet.so")
-    sh([cc, *cflags, "-fPIC", "-shared", "-I", inc, obj, wrap, "-o", so, "-lm"])
+    if THREADS > 1:  # the pool (runtime_min/onnxc_rt_threads.c); wall-clock times
+        sh([cc, *cflags, "-fPIC", "-shared", "-pthread", "-DBENCH_CLOCK=CLOCK_MONOTONIC", "-I", inc, obj, wrap,
+            os.path.join(inc, "onnxc_rt_threads.c"), "-o", so, "-lm"])
+    else:
+        sh([cc, *cflags, "-fPIC", "-shared", "-I", inc, obj, wrap, "-o", so, "-lm"])
     size, weights = code_size(obj)
     lib = Onnxc(ctypes.CDLL(so))
 
@@ -322,8 +331,12 @@ def main():
     ap.add_argument("--batches", type=int, default=15)
     ap.add_argument("--batch-ms", type=float, default=30.0)
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="onnxc --threads N against ORT with N intra-op threads (wall-clock times)")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
+    global THREADS
+    THREADS = max(1, args.threads)
     args.build = os.path.abspath(args.build)
     cflags = args.cflags.split()
     models = sorted(glob.glob(os.path.join(HERE, "models", "*.onnx")))
@@ -332,7 +345,8 @@ def main():
     work = tempfile.mkdtemp(prefix="onnxc_speed_")
     peak, widths = measure_peak(args.cc, work)
     ovh = ort_overhead(args.batches)
-    print(f"cflags: {args.cflags}   onnxruntime {ort.__version__}")
+    print(f"cflags: {args.cflags}   onnxruntime {ort.__version__}   threads: {THREADS}"
+          + ("  (wall-clock times; % peak of one core's peak x threads)" if THREADS > 1 else ""))
     print(f"fp32 peak (FMA loop, 1 core): {peak:.1f} GFLOP/s  (128/256/512-bit: {widths[0]:.1f} / {widths[1]:.1f} / {widths[2]:.1f})")
     print(f"ORT call overhead (run_with_iobinding, 1-node model): {ovh:.1f} us")
     hdr = ["model", "onnxc us", "ORT us", "speedup", "spd-ovh", "GFLOP/s", "% peak", "code KiB", "compile s", "max rel err"]
@@ -356,7 +370,7 @@ def main():
         sp2.append(s2)
         gf = r["flops"] / r["c_us"] / 1e3
         cells = [r["name"], f"{r['c_us']:.1f}", f"{r['o_us']:.1f}", f"{s:.2f}x", f"{s2:.2f}x", f"{gf:.1f}",
-                 f"{100 * gf / peak:.1f}", f"{r['size'] / 1024:.1f}", f"{r['compile_s']:.2f}",
+                 f"{100 * gf / (peak * THREADS):.1f}", f"{r['size'] / 1024:.1f}", f"{r['compile_s']:.2f}",
                  f"{r['err']:.1e}" + ("" if r["ok"] else " FAIL")]
         if not r["ok"]:
             failed = True

@@ -27,6 +27,9 @@ static void usage(FILE *f) {
         "  --align N            arena alignment in bytes (default 16)\n"
         "  --weights FILE.bin   write the weights to FILE.bin instead of static const arrays;\n"
         "                       the model then takes them as its first input, __weights\n"
+        "  --threads N          run the big kernels (1x1 and depthwise convolutions, Gemm, MatMul)\n"
+        "                       as N tasks on a thread pool: link libonnxc_rt_threads (POSIX\n"
+        "                       threads; host builds); default 1: no threads\n"
         "  --canary             testing aid: after every node, fill the arena bytes no live\n"
         "                       tensor owns with garbage (outputs must not change)\n"
         "  --memory-report F    write the memory plan as JSON (per tensor: size, offset,\n"
@@ -140,6 +143,12 @@ int main(int argc, char **argv) {
       long v = strtol(next, &end, 10);
       if (*end || v <= 0) { fprintf(stderr, "onnxc: error: --align expects a positive integer\n"); return 2; }
       opt.align = (size_t)v;
+    } else if (!strcmp(a, "--threads")) {
+      NEED_ARG();
+      char *end;
+      long v = strtol(next, &end, 10);
+      if (*end || v < 1 || v > 64) { fprintf(stderr, "onnxc: error: --threads expects an integer from 1 to 64\n"); return 2; }
+      opt.threads = (int)v;
     } else if (!strcmp(a, "--gradients")) {
       opt.gradients = true;
     } else if (!strcmp(a, "--train")) {

@@ -203,6 +203,7 @@ struct Ctx {
   const char *order_name; /* --order: force one schedule */
   bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
   bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
+  int threads;            /* --threads N: big kernels as N tasks (templates/par.h), 0/1: none */
   bool fold_declined;     /* set by a fold function that cannot fold this node after all */
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   /* results */
@@ -374,6 +375,7 @@ typedef struct CompileOptions {
   const char *order;          /* --order NAME */
   bool no_alias;              /* --no-alias */
   bool canary;                /* --canary */
+  int threads;                /* --threads N */
   const char *weights;        /* --weights FILE.bin */
   size_t align;               /* --align N (0: 16) */
   const char *memory_report;  /* --memory-report FILE.json */

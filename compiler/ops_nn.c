@@ -500,6 +500,14 @@ static const char *epi_init(Emit *e, const Node *n, const char *bias, bool bias_
              c_lit(e, DT_FLOAT, n->fuse_beta));
 }
 
+/* The opening of a call of kernel fn: "fn(", or with --threads N its task-split form from
+   templates/par.h, "fn_par(N, ". */
+static const char *kcall(Emit *e, const char *fn) {
+  if (e->ctx->threads <= 1) return fmt(e, "%s(", fn);
+  emit_use_template(e, "par");
+  return fmt(e, "%s_par(%d, ", fn, e->ctx->threads);
+}
+
 /* Applies n's fused addend and activation to the whole output after a kernel without them. */
 static void emit_post_epilogue(Emit *e, const Node *n) {
   if (!n->fuse_add && !n->fuse_act) return;
@@ -529,8 +537,8 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     loop(e, "nb", ci->N);
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, node_in(n, 2) ? "X2" : NULL, false,
                                                 n->fuse_add ? fmt(e, "X%d + nb * %lld", n->fuse_add, LL(ci->M * ci->OHW)) : NULL, ci->OHW));
-    ep(e, "onnxc_dw2d(%lld, %lld, X0 + nb * %lld, %lld, %lld, X1, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0 + nb * %lld, %lld, %lld, &ep);",
-       LL(ci->M), LL(ci->Mg), LL(ci->C * ci->IHW), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(PH),
+    ep(e, "%s%lld, %lld, X0 + nb * %lld, %lld, %lld, X1, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0 + nb * %lld, %lld, %lld, &ep);",
+       kcall(e, "onnxc_dw2d"), LL(ci->M), LL(ci->Mg), LL(ci->C * ci->IHW), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(PH),
        LL(g->pb[l]), LL(DH), LL(g->d[l]), LL(ci->M * ci->OHW), LL(OH), LL(OW));
     ep(e, "}");
     return;
@@ -539,7 +547,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     loop(e, "nb", ci->N);
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, node_in(n, 2) ? "X2" : NULL, true,
                                                 n->fuse_add ? fmt(e, "X%d + nb * %lld", n->fuse_add, LL(ci->M)) : NULL, ci->M));
-    ep(e, "onnxc_sgemv_p(%lld, %lld, X0 + nb * %lld, 1, X1, Y0 + nb * %lld, &ep);", LL(ci->M), LL(ci->C), LL(ci->C), LL(ci->M));
+    ep(e, "%s%lld, %lld, X0 + nb * %lld, 1, X1, Y0 + nb * %lld, &ep);", kcall(e, "onnxc_sgemv_p"), LL(ci->M), LL(ci->C), LL(ci->C), LL(ci->M));
     ep(e, "}");
     return;
   }
@@ -552,7 +560,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   const char *bias = node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci->Mg)) : NULL;
   if (ci->pointwise) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-    ep(e, "onnxc_sgemm(%lld, %lld, %lld, wg, 8, xg, %lld, yg, %lld, &ep);", LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
+    ep(e, "%s%lld, %lld, %lld, wg, 8, xg, %lld, yg, %lld, &ep);", kcall(e, "onnxc_sgemm"), LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
   } else if (ci->wino) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
@@ -1684,11 +1692,11 @@ static void emit_fast_gemm(Emit *e, const Node *n, int64_t M, int64_t N, int64_t
   ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, cols, res, N));
   if (n->w_layout == W_GEMV) { /* one row, B in GEMV strips (optimize.c) */
     if (M != 1) fail_node(e->ctx, n, "internal: GEMV weight layout on a %lld-row product", LL(M));
-    ep(e, "onnxc_sgemv_p(%lld, %lld, %s, %lld, %s, %s, &ep);", LL(N), LL(K), A, LL(cs), B, Y);
+    ep(e, "%s%lld, %lld, %s, %lld, %s, %s, &ep);", kcall(e, "onnxc_sgemv_p"), LL(N), LL(K), A, LL(cs), B, Y);
     ep(e, "}");
     return;
   }
-  ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %s, %lld, &ep);", LL(M), LL(N), LL(K), A, LL(rs), LL(cs),
+  ep(e, "%s%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %s, %lld, &ep);", kcall(e, "onnxc_sgemm_a"), LL(M), LL(N), LL(K), A, LL(rs), LL(cs),
      B, LL(N), Y, LL(N));
   ep(e, "}");
 }

@@ -275,6 +275,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->order_name = opt->order;
   ctx->no_alias = opt->no_alias;
   ctx->canary = opt->canary;
+  ctx->threads = opt->threads;
   ctx->weights_path = opt->weights;
   volatile int status = 0;
   if (setjmp(ctx->fail_jmp)) {

@@ -81,6 +81,12 @@ int onnxc_find_output(const onnxc_model *m, const char *name);
 /* A short English text for a status code. */
 const char *onnxc_status_str(int status);
 
+/* Code generated with `onnxc --threads N` (host builds) runs its big kernels as N tasks through
+   this function, which the separate library onnxc_rt_threads (POSIX threads) provides: it runs
+   fn(ctx, i) for i < n on the calling thread and a pool, and returns when all are done. */
+typedef void (*onnxc_task)(void *ctx, int i);
+void onnxc_parallel_for(int n, onnxc_task fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

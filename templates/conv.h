@@ -16,6 +16,7 @@
    onnxc_wino23: Winograd F(2x2,3x3) for 3x3 stride-1 pad-1 convolutions (see below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
+#define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par */
 
 /* Lanes i < n of output pixels j0 + i (rows of W) whose input pixel at offset (dh, dw) lies in
    the H x W input. */

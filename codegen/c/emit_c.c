@@ -672,10 +672,16 @@ static void splice_templates(Emit *e, Buf *b, size_t at) {
   Buf *saved = e->out;
   buf_put(&out, b->p, at);
   e->out = &out;
-  for (int i = 0; i < tpl_nused; i++) {
-    emit_template(e, tpl_used[i]);
-    buf_puts(&out, "\n");
-  }
+  /* in dependency order (par.h uses gemm.h and conv.h), then any others as requested */
+  static const char *const order[] = {"gemm", "conv", "par"};
+  bool done[16] = {false};
+  for (size_t o = 0; o <= sizeof order / sizeof *order; o++)
+    for (int i = 0; i < tpl_nused; i++) {
+      if (done[i] || (o < sizeof order / sizeof *order && strcmp(tpl_used[i], order[o]))) continue;
+      done[i] = true;
+      emit_template(e, tpl_used[i]);
+      buf_puts(&out, "\n");
+    }
   e->out = saved;
   buf_put(&out, b->p + at, b->len - at);
   buf_free(b);
