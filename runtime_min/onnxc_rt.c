@@ -60,6 +60,6 @@ const char *onnxc_status_str(int status) {
   case ONNXC_ERR_INDEX: return "index out of range";
   case ONNXC_ERR_NOT_FOUND: return "not found";
   case ONNXC_ERR_FORMAT: return "saved state does not match the model";
-  default: return "unknown status";
+  default: return status >= ONNXC_ERR_CUSTOM ? "custom op failed" : "unknown status";
   }
 }
