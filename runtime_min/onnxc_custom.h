@@ -84,24 +84,10 @@ typedef struct onnxc_attr {
   const char *const *strings;
 } onnxc_attr;
 
-/* Elements of a view (1 for a scalar). */
-static inline int64_t onnxc_view_numel(const onnxc_tensor_view *v) {
-  int64_t n = 1;
-  int32_t d;
-  for (d = 0; d < v->rank; d++) n *= v->dims[d];
-  return n;
-}
-
+/* Elements of a view (1 for a scalar).  In libonnxc_rt, like the helpers of onnxc_rt.h. */
+int64_t onnxc_view_numel(const onnxc_tensor_view *v);
 /* The attribute called name, or NULL. */
-static inline const onnxc_attr *onnxc_find_attr(const onnxc_attr *attrs, int n_attrs, const char *name) {
-  int k;
-  for (k = 0; k < n_attrs; k++) {
-    const char *a = attrs[k].name, *b = name;
-    while (*a && *a == *b) { a++; b++; }
-    if (*a == *b) return &attrs[k];
-  }
-  return (const onnxc_attr *)0;
-}
+const onnxc_attr *onnxc_find_attr(const onnxc_attr *attrs, int n_attrs, const char *name);
 
 #ifdef __cplusplus
 }
