@@ -5,11 +5,15 @@
     net_train_step / net_infer (--train); one from a backward function out of net_train_step;
   - nograd=N: input N gets no gradient (its initializer is no longer a --gradients output and
     the backward sees grad_inputs[N].data == NULL) while the other gradients stay the same;
-  - the --custom-ops FILE and --custom-op forms compile to the same bytes.
+  - the --custom-ops FILE and --custom-op forms compile to the same bytes;
+  - onnxc --train through the custom ops (forward and backward in ops.c, the PGate parameter
+    trained too): 20 SGD steps on grad_mlp's batch follow torch.optim's losses
+    (train_losses.json, written by export_custom.py) within 1e-3 relative error.
 
 usage: check_abi.py --build BUILD
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -104,6 +108,23 @@ int main(void) {
 }
 """
 
+CURVE_DRIVER = """#include <stdio.h>
+#include "%(n)s.h"
+static unsigned char state[%(N)s_STATE_BYTES] __attribute__((aligned(16)));
+static unsigned char arena[%(N)s_TRAIN_ARENA_BYTES] __attribute__((aligned(16)));
+static const float x[%(nx)d] = {%(x)s};
+static const float label[%(nl)d] = {%(label)s};
+int main(void) {
+  float loss = 0;
+  int s, st = %(n)s_train_init(state);
+  for (s = 0; s < %(steps)d && st == ONNXC_OK; s++) {
+    st = %(n)s_train_step(state, arena, x, label, &loss);
+    printf("%%.9g\\n", loss);
+  }
+  return st;
+}
+"""
+
 GRAD_DRIVER = """#include <stdio.h>
 #include "%(n)s.h"
 static unsigned char arena[%(N)s_ARENA_BYTES + 16] __attribute__((aligned(16)));
@@ -175,6 +196,22 @@ def main():
                    open(by_file[:-2] + e, "rb").read().replace(b"specfile", b"X").replace(b"SPECFILE", b"X")
                    for e in (".c", ".h"))
         ck.result("--custom-ops FILE and --custom-op give the same code", same, "outputs differ")
+
+        # 5. --train through the custom ops against torch.optim
+        with open(os.path.join(HERE, "train_losses.json")) as f:
+            ref = json.load(f)
+        ds = os.path.join(HERE, "grad_mlp", "test_data_set_0")
+        x, label = (numpy_helper.to_array(onnx.load_tensor(os.path.join(ds, f"input_{k}.pb"))).reshape(-1) for k in (0, 1))
+        c = ck.compile(os.path.join(HERE, "grad_mlp", "model.onnx"), "curve",
+                       ops + ["--train", "--loss", "mse:out", "--optimizer", ref["optimizer"]])
+        lits = lambda a: ", ".join(f"{float(v)!r}f" for v in a)  # noqa: E731
+        out = ck.program(c, CURVE_DRIVER % {"n": "curve", "N": "CURVE", "nx": x.size, "x": lits(x), "nl": label.size,
+                                            "label": lits(label), "steps": len(ref["losses"])})
+        got = np.array([float(v) for v in out.split()])
+        want = np.array(ref["losses"])
+        err = float(np.max(np.abs(got - want) / np.abs(want))) if got.shape == want.shape else float("inf")
+        ck.result(f"--train: {len(want)} SGD steps follow torch.optim (max rel err {err:.2g})", err <= 1e-3,
+                  f"losses {got.tolist()} vs {want.tolist()}")
     except RuntimeError as e:
         print(f"FAIL {e}")
         sys.exit(1)

@@ -14,7 +14,11 @@ reference outputs and the gradients come from the same functions written with pl
   infer_mlp/   model.onnx; input_0 (x), output_0 (out)
   grad_mlp/    model.onnx; onnxc_flags.txt (--gradients --loss mse); input_0 (x), input_1 (label),
                ref.npz (loss and every parameter's gradient, PGate's A included)
+  train_losses.json   torch.optim.SGD(lr=0.02, momentum=0.9) on that batch: the loss before each
+               of 20 steps (check_abi.py runs onnxc --train against it)
 """
+import copy
+import json
 import os
 
 import numpy as np
@@ -106,6 +110,17 @@ def main():
     np.save(os.path.join(ds, "input_0.npy"), x.numpy())
     np.save(os.path.join(ds, "input_1.npy"), label.numpy())
     np.savez(os.path.join(ds, "ref.npz"), **ref)
+    tnet = copy.deepcopy(net)
+    opt = torch.optim.SGD(tnet.parameters(), lr=0.02, momentum=0.9)
+    losses = []
+    for _ in range(20):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(tnet(x), label)
+        losses.append(float(loss))
+        loss.backward()
+        opt.step()
+    with open(os.path.join(HERE, "train_losses.json"), "w") as f:
+        json.dump({"optimizer": "sgd:lr=0.02,momentum=0.9", "losses": losses}, f, indent=1)
 
 
 if __name__ == "__main__":
