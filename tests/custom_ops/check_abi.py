@@ -6,6 +6,8 @@
   - nograd=N: input N gets no gradient (its initializer is no longer a --gradients output and
     the backward sees grad_inputs[N].data == NULL) while the other gradients stay the same;
   - the --custom-ops FILE and --custom-op forms compile to the same bytes;
+  - a spec replaces a model-local function of the same name (without the spec, the function
+    body runs);
   - onnxc --train through the custom ops (forward and backward in ops.c, the PGate parameter
     trained too): 20 SGD steps on grad_mlp's batch follow torch.optim's losses
     (train_losses.json, written by export_custom.py) within 1e-3 relative error.
@@ -197,7 +199,22 @@ def main():
                    for e in (".c", ".h"))
         ck.result("--custom-ops FILE and --custom-op give the same code", same, "outputs differ")
 
-        # 5. --train through the custom ops against torch.optim
+        # 5. a model-local function test.custom::Fail (body: Identity) replaced by the spec
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["h"]), fail_node(142)], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+        fn = helper.make_function("test.custom", "Fail", ["a"], ["b"], [helper.make_node("Identity", ["a"], ["b"])],
+                                  [helper.make_opsetid("", 17)], ["code"])
+        mf = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), DOM], functions=[fn])
+        mf.ir_version = 8
+        path = os.path.join(work, "fn.onnx")
+        onnx.save(mf, path)
+        for n, flags, want in (("fn_spec", ops, "142 "), ("fn_body", [], "0 6")):
+            out = ck.program(ck.compile(path, n, flags), INFER_DRIVER % {"n": n, "N": n.upper()})
+            ck.result(f"model-local function {'replaced by the spec' if flags else 'inlined without a spec'}",
+                      out.startswith(want), out)
+
+        # 6. --train through the custom ops against torch.optim
         with open(os.path.join(HERE, "train_losses.json")) as f:
             ref = json.load(f)
         ds = os.path.join(HERE, "grad_mlp", "test_data_set_0")
