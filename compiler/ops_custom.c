@@ -359,13 +359,25 @@ static void custom_grad_infer(Ctx *ctx, Node *n) {
 
 /* ---- C emission ---------------------------------------------------------------------------- */
 
+/* static const int64_t name[n] (int64_t whatever the values: the ABI's dims and ints). */
 static void i64_table(Emit *e, const char *name, const int64_t *v, int n) {
-  Buf b = {0};
-  buf_printf(&b, "static const int64_t %s[%d] = {", name, n > 0 ? n : 1);
-  for (int i = 0; i < n; i++) buf_printf(&b, "%s%s", i ? ", " : "", c_lit_i(e, DT_INT64, v[i]));
-  buf_puts(&b, n ? "};" : "0};");
-  ep(e, "%s", b.p);
-  buf_free(&b);
+  if (n <= 8) {
+    Buf b = {0};
+    buf_printf(&b, "static const int64_t %s[%d] = {", name, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) buf_printf(&b, "%s%s", i ? ", " : "", c_lit_i(e, DT_INT64, v[i]));
+    buf_puts(&b, n ? "};" : "0};");
+    ep(e, "%s", b.p);
+    buf_free(&b);
+    return;
+  }
+  ep(e, "static const int64_t %s[%d] = {", name, n);
+  for (int i = 0; i < n; i += 8) {
+    Buf b = {0};
+    for (int j = i; j < n && j < i + 8; j++) buf_printf(&b, "%s%s", c_lit_i(e, DT_INT64, v[j]), j + 1 < n ? ", " : "");
+    ep(e, "%s", b.p);
+    buf_free(&b);
+  }
+  ep(e, "};");
 }
 
 /* A C string literal of s[0..n) (octal escapes; '?' escaped against trigraphs). */
@@ -384,6 +396,17 @@ static const char *c_string(Emit *e, const char *s, size_t n) {
   return r;
 }
 
+/* An expression for the string s[0..n): a literal, or for long strings a static const array
+   `tag` written in pieces (one line of generated C stays short). */
+static const char *string_expr(Emit *e, const char *tag, const char *s, size_t n) {
+  if (n <= 64) return c_string(e, s, n);
+  ep(e, "static const char %s[%zu] =", tag, n + 1);
+  e->indent++;
+  for (size_t i = 0; i < n; i += 64) ep(e, "%s%s", c_string(e, s + i, n - i < 64 ? n - i : 64), i + 64 < n ? "" : ";");
+  e->indent--;
+  return tag;
+}
+
 /* static const onnxc_attr attrs[] with the node's attributes (values in tables beside it);
    returns the expression to pass. */
 static const char *emit_attrs(Emit *e, const Node *n) {
@@ -397,20 +420,29 @@ static const char *emit_attrs(Emit *e, const Node *n) {
     } else if (a->type == ATTR_INTS && a->n_ints) {
       i64_table(e, fmt(e, "attr%d_ints", k), a->ints, a->n_ints);
     } else if (a->type == ATTR_STRINGS && a->n_strings) {
-      ep(e, "static const char *const attr%d_strings[%d] = {", k, a->n_strings);
+      const char **items = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)a->n_strings);
       for (int i = 0; i < a->n_strings; i++)
-        ep(e, "%s%s", c_string(e, a->strings[i], strlen(a->strings[i])), i + 1 < a->n_strings ? "," : "");
+        items[i] = string_expr(e, fmt(e, "attr%d_s%d", k, i), a->strings[i], strlen(a->strings[i]));
+      ep(e, "static const char *const attr%d_strings[%d] = {", k, a->n_strings);
+      for (int i = 0; i < a->n_strings; i++) ep(e, "%s%s", items[i], i + 1 < a->n_strings ? "," : "");
       ep(e, "};");
     }
+  }
+  const char **names = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)n->n_attrs);
+  const char **strs = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)n->n_attrs);
+  for (int k = 0; k < n->n_attrs; k++) {
+    const Attr *a = &n->attrs[k];
+    names[k] = string_expr(e, fmt(e, "attr%d_name", k), a->name, strlen(a->name));
+    strs[k] = a->type == ATTR_STRING ? string_expr(e, fmt(e, "attr%d_s", k), a->s, a->slen) : "0";
   }
   ep(e, "static const onnxc_attr attrs[%d] = {", n->n_attrs);
   for (int k = 0; k < n->n_attrs; k++) {
     const Attr *a = &n->attrs[k];
     int cnt = a->type == ATTR_STRING ? (int)a->slen : a->type == ATTR_FLOATS ? a->n_floats
               : a->type == ATTR_INTS ? a->n_ints : a->type == ATTR_STRINGS ? a->n_strings : 1;
-    ep(e, "{%s, %d, %d, %s, %s, %s, %s, %s, %s}%s", c_string(e, a->name, strlen(a->name)), a->type, cnt,
+    ep(e, "{%s, %d, %d, %s, %s, %s, %s, %s, %s}%s", names[k], a->type, cnt,
        c_lit(e, DT_FLOAT, a->type == ATTR_FLOAT ? a->f : 0), c_lit_i(e, DT_INT64, a->type == ATTR_INT ? a->i : 0),
-       a->type == ATTR_STRING ? c_string(e, a->s, a->slen) : "0",
+       strs[k],
        a->type == ATTR_FLOATS && a->n_floats ? fmt(e, "attr%d_floats", k) : "0",
        a->type == ATTR_INTS && a->n_ints ? fmt(e, "attr%d_ints", k) : "0",
        a->type == ATTR_STRINGS && a->n_strings ? fmt(e, "attr%d_strings", k) : "0", k + 1 < n->n_attrs ? "," : "");
