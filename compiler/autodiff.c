@@ -716,6 +716,31 @@ static void r_lstm(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
     if (g->outputs[k]) dx[src[k]] = g->outputs[k];
 }
 
+/* A custom op: its user-written backward (ops_custom.c), over the forward values the spec's
+   backward= mode names and the output gradients that exist (the others are passed as NULL). */
+static void r_custom(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
+  const CustomOp *op = custom_op_of(n);
+  if (op->backward == CUSTOM_BWD_NONE)
+    fail_node(ad->ctx, n, "custom op %s::%s has no backward (add backward=inputs|outputs|all to its --custom-op spec "
+              "and write %s_backward, or --freeze the initializers before it)", op->domain, op->op, op->cname);
+  int ni = n->n_inputs, no = op->n_outputs;
+  bool rx = op->backward & CUSTOM_BWD_INPUTS, ry = op->backward & CUSTOM_BWD_OUTPUTS;
+  Value **ins = arena_alloc(&ad->ctx->arena, sizeof(Value *) * (size_t)(ni + 2 * no));
+  for (int k = 0; k < ni; k++) ins[k] = rx ? n->inputs[k] : NULL;
+  for (int k = 0; k < no && k < n->n_outputs; k++) {
+    ins[ni + k] = ry ? n->outputs[k] : NULL;
+    ins[ni + no + k] = dy[k];
+  }
+  Node *g = mk(ad, "CustomGrad", GD, ni + 2 * no, ins, ni);
+  copy_attrs(ad, g, n);
+  custom_grad_link(g, n);
+  for (int k = 0; k < ni; k++)
+    if (want[k]) out(ad, g, k);
+  done(ad, g);
+  for (int k = 0; k < ni; k++)
+    if (want[k]) dx[k] = g->outputs[k];
+}
+
 typedef struct Rule { const char *op; RuleFn fn; } Rule;
 
 static const Rule rules[] = {
@@ -736,6 +761,7 @@ static const Rule rules[] = {
 };
 
 static RuleFn find_rule(const Node *n) {
+  if (custom_op_of(n)) return r_custom;
   if (*n->domain) return NULL;
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
     if (!strcmp(rules[i].op, n->op_type)) return rules[i].fn;
@@ -768,6 +794,8 @@ static bool diff_edge(const Node *n, int k) {
   Value *v = n->inputs[k];
   if (!v || !dtype_is_float(v->dtype)) return false;
   if (k >= 32) return true;
+  const CustomOp *c = custom_op_of(n);
+  if (c) return !((c->nograd >> k) & 1u);
   if (!*n->domain)
     for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++)
       if (!strcmp(masks[i].op, n->op_type)) return (masks[i].mask >> k) & 1u;
@@ -954,8 +982,10 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
       fail_node(ctx, n, "no gradient rule for op %s%s%s (it lies between a trainable initializer and the loss; "
                 "--freeze the initializers before it to stop gradients here)", *n->domain ? n->domain : "",
                 *n->domain ? "::" : "", n->op_type);
-    /* a missing gradient of output 0 reads as zeros (Split and LSTM take each one as given) */
-    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && strcmp(n->op_type, "LSTM")) {
+    /* a missing gradient of output 0 reads as zeros (Split, LSTM and custom ops take each one as
+       given) */
+    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && strcmp(n->op_type, "LSTM") &&
+        !custom_op_of(n)) {
       Value *o = n->outputs[0];
       dy[0] = c_fill(ad, o->dtype, o->rank, o->dims, 0);
     }

@@ -13,12 +13,19 @@
 
 #define FOLD_MAX_BYTES ((int64_t)64 << 20)
 
+/* A --custom-op spec wins over a built-in row of the same non-ONNX domain and name. */
 static void resolve_op(Ctx *ctx, Node *n) {
+  n->def = custom_resolve(ctx, n);
+  if (n->def) return;
   n->def = op_lookup(n->domain, n->op_type, n->opset);
   if (n->def) return;
   if (op_known_name(n->domain, n->op_type))
     fail_node(ctx, n, "op %s%s%s is supported, but not at opset %d", *n->domain ? n->domain : "",
               *n->domain ? "::" : "", n->op_type, n->opset);
+  if (!custom_domain_reserved(n->domain))
+    fail_node(ctx, n, "unsupported op: domain '%s', op type '%s', opset %d; if it is your own op, describe it "
+              "with --custom-op '%s::%s:outputs=...' and link its C functions (docs/CUSTOM_OPS.md)",
+              n->domain, n->op_type, n->opset, n->domain, n->op_type);
   fail_node(ctx, n, "unsupported op: domain '%s', op type '%s', opset %d",
             *n->domain ? n->domain : "ai.onnx", n->op_type, n->opset);
 }

@@ -360,7 +360,9 @@ static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, 
   snprintf(autoname, sizeof autoname, "%s_%zu", *op ? op : "node", idx);
   const char *name = np->name && *np->name ? np->name : autoname;
   if (in) name = arena_printf(&ctx->arena, "%s/%s", in->prefix, name);
-  const Onnx__FunctionProto *fn = *op ? find_function(ctx, domain, op) : NULL;
+  /* a --custom-op spec replaces a model-local function of the same name: the call stays */
+  Node probe = {.op_type = op, .domain = domain};
+  const Onnx__FunctionProto *fn = *op && !custom_resolve(ctx, &probe) ? find_function(ctx, domain, op) : NULL;
   if (fn) {
     /* expand the call in place: its body's nodes join this graph */
     int depth = in ? in->depth + 1 : 1;

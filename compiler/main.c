@@ -49,6 +49,13 @@ static void usage(FILE *f) {
         "                       sgd (lr required; momentum, weight_decay, nesterov, dampening)\n"
         "                       or adamw (lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,\n"
         "                       weight_decay=1e-2), with torch.optim's semantics\n"
+        "  --custom-op 'DOMAIN::OP:outputs=OUT,...[:workspace=BYTES][:backward=MODE][:nograd=N,...]'\n"
+        "                       compile nodes DOMAIN::OP to calls of your C functions\n"
+        "                       <domain>_<op>_forward / _backward (onnxc_custom.h); OUT is inN\n"
+        "                       (type and shape of input N) or TYPE[DIMS] with DIMS sizes or\n"
+        "                       inN.AXIS; MODE none, inputs, outputs or all (what backward\n"
+        "                       reads); see docs/CUSTOM_OPS.md (repeatable)\n"
+        "  --custom-ops FILE    the same specs, one per line ('#' comments; repeatable)\n"
         "  --list-ops           print the supported operators and exit\n"
         "  --dump-ir            print the IR after each stage to stderr\n"
         "  -v                   print a summary line to stderr\n"
@@ -163,6 +170,21 @@ int main(int argc, char **argv) {
       NEED_ARG();
       if (opt.n_freeze == 32) { fprintf(stderr, "onnxc: error: too many --freeze\n"); return 2; }
       opt.freeze[opt.n_freeze++] = next;
+    } else if (!strcmp(a, "--custom-op")) {
+      NEED_ARG();
+      if (opt.n_custom_ops == 64) { fprintf(stderr, "onnxc: error: too many --custom-op\n"); return 2; }
+      /* syntax now (a usage error); the compile checks the spec against the model */
+      Arena tmp = {0};
+      CustomOp op;
+      char msg[512];
+      bool ok = custom_parse(&tmp, next, &op, msg, sizeof msg);
+      arena_free_all(&tmp);
+      if (!ok) { fprintf(stderr, "onnxc: error: --custom-op '%s': %s\n", next, msg); return 2; }
+      opt.custom_ops[opt.n_custom_ops++] = next;
+    } else if (!strcmp(a, "--custom-ops")) {
+      NEED_ARG();
+      if (opt.n_custom_op_files == 8) { fprintf(stderr, "onnxc: error: too many --custom-ops\n"); return 2; }
+      opt.custom_op_files[opt.n_custom_op_files++] = next;
     } else if (!strcmp(a, "--memory-report")) {
       NEED_ARG();
       opt.memory_report = next;

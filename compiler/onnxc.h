@@ -37,6 +37,7 @@ enum {
 };
 
 typedef struct Ctx Ctx;
+typedef struct CustomOp CustomOp;
 typedef struct Graph Graph;
 typedef struct Node Node;
 typedef struct Value Value;
@@ -206,6 +207,7 @@ struct Ctx {
   int threads;            /* --threads N: big kernels as N tasks (templates/par.h), 0/1: none */
   bool fold_declined;     /* set by a fold function that cannot fold this node after all */
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
+  PtrVec custom_ops;      /* CustomOp*: the --custom-op / --custom-ops specs (ops_custom.c) */
   /* results */
   int64_t arena_bytes;
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
@@ -299,6 +301,8 @@ enum {
   OPF_ELEMENTWISE = 1 << 0,   /* output i depends only on element i of each input (after broadcast) */
   OPF_INPLACE = 1 << 1,       /* output 0 may reuse input 0's storage */
   OPF_VIEW = 1 << 2,          /* output 0 is input 0's bytes reinterpreted (Reshape, ...) */
+  OPF_STATUS = 1 << 3,        /* the node function returns an int status; non-zero ends the run
+                                 and is returned to the caller (custom ops) */
 };
 
 struct OpDef {
@@ -387,11 +391,60 @@ typedef struct CompileOptions {
   /* on-device training (train.c, emit_train.c) */
   bool train;                 /* --train: training step + inference with run-time weights */
   const char *optimizer;      /* --optimizer OPT[:k=v,...] */
+  /* custom ops (ops_custom.c) */
+  const char *custom_ops[64]; int n_custom_ops;          /* --custom-op DOMAIN::OP:SPEC */
+  const char *custom_op_files[8]; int n_custom_op_files; /* --custom-ops FILE */
 } CompileOptions;
 
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
+
+/* ---- ops_custom.c: custom operators (user C functions, runtime_min/onnxc_custom.h) ---- */
+/*
+ * A node of a non-ONNX domain that a --custom-op spec describes compiles to a call of
+ * `<cname>_forward`; its gradient node (onnxc.grad::CustomGrad, built by autodiff.c) to a call
+ * of `<cname>_backward`.  The spec gives the outputs' types and shapes as functions of the
+ * inputs', the workspace bytes and which forward values the backward reads.
+ */
+enum { CUSTOM_BWD_NONE = 0, CUSTOM_BWD_INPUTS = 1, CUSTOM_BWD_OUTPUTS = 2, CUSTOM_BWD_ALL = 3 };
+
+typedef struct CustomDim { int input, axis; int64_t size; } CustomDim; /* input < 0: size */
+typedef struct CustomOut {
+  int like;                   /* >= 0: type and shape of this input */
+  int dtype;                  /* explicit element type, or 0 when type_of >= 0 */
+  int type_of;                /* >= 0: element type of this input */
+  int rank;
+  CustomDim dims[ONNXC_MAX_RANK];
+} CustomOut;
+
+struct CustomOp {
+  const char *domain, *op;
+  const char *cname;          /* "<domain>_<op>" as a C identifier */
+  int n_outputs;
+  CustomOut *outs;
+  int64_t workspace;          /* bytes, for forward and backward alike */
+  int backward;               /* CUSTOM_BWD_*: none, or which forward values it reads */
+  uint32_t nograd;            /* bit k: input k carries no gradient */
+};
+
+/* Parses one spec "DOMAIN::OP:KEY=VALUE:..." (without a Ctx, for the CLI's syntax check);
+   false with a message in err. */
+bool custom_parse(Arena *a, const char *text, CustomOp *op, char *err, size_t errlen);
+/* Reads the --custom-op and --custom-ops specs into ctx->custom_ops; fails with one line. */
+void custom_ops_setup(Ctx *ctx, const CompileOptions *opt);
+/* The op row of a node a spec describes (or of an onnxc.grad::CustomGrad built by autodiff),
+   or NULL. */
+const OpDef *custom_resolve(Ctx *ctx, const Node *n);
+/* The spec of an inferred custom forward node, or NULL. */
+const CustomOp *custom_op_of(const Node *n);
+/* A gradient node's link to its forward node (set before the gradient node is inferred). */
+void custom_grad_link(Node *grad, const Node *fwd);
+/* Writes to h the #include and the declarations of the user functions the graphs call (each
+   once, in order of first use); fails on a custom op inside a subgraph. */
+void custom_emit_decls(Ctx *ctx, Buf *h, Graph *const *graphs, int n_graphs);
+/* True when the spec of `domain` names a domain onnxc reserves (ONNX's, its own). */
+bool custom_domain_reserved(const char *domain);
 
 /* ---- train.c: onnxc --train --------------------------------------------------------- */
 /*

@@ -4,7 +4,9 @@
  * Each ops_*.c file defines an array of OpDef rows for one family of operators (shape rule,
  * constant folding, C emitter, scratch size, flags, opset range) and exports it with
  * OPS_FAMILY().  Lookup picks the row whose [since, until] opset range holds the model's opset
- * for the node's domain.  --list-ops and docs/SUPPORTED_OPS.md print this same table.
+ * for the node's domain.  --list-ops and docs/SUPPORTED_OPS.md print this same table.  Custom
+ * ops (ops_custom.c) are not in it: their rows come from the --custom-op specs of a compile and
+ * take precedence (infer.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -290,6 +290,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (!valid_ident(ctx->prefix))
     fail(ctx, "the symbol prefix '%s' is not a C identifier (use --name)", ctx->prefix);
   parse_options(ctx, opt);
+  custom_ops_setup(ctx, opt);
   if (!opt->gradients && !opt->train && (opt->loss || opt->n_freeze))
     fail(ctx, "--loss and --freeze need --gradients or --train");
   if (opt->optimizer && !opt->train) fail(ctx, "--optimizer needs --train");

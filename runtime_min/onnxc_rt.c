@@ -1,5 +1,7 @@
-/* runtime_min: the few helpers generic drivers need. No malloc, no stdio, no state. */
+/* runtime_min: the few helpers generic drivers and custom-op functions need. No malloc, no stdio,
+   no state. */
 #include "onnxc_rt.h"
+#include "onnxc_custom.h"
 
 size_t onnxc_dtype_size(int32_t dtype) {
   switch (dtype) {
@@ -60,6 +62,20 @@ const char *onnxc_status_str(int status) {
   case ONNXC_ERR_INDEX: return "index out of range";
   case ONNXC_ERR_NOT_FOUND: return "not found";
   case ONNXC_ERR_FORMAT: return "saved state does not match the model";
-  default: return "unknown status";
+  default: return status >= ONNXC_ERR_CUSTOM ? "custom op failed" : "unknown status";
   }
+}
+
+int64_t onnxc_view_numel(const onnxc_tensor_view *v) {
+  int64_t n = 1;
+  int32_t d;
+  for (d = 0; d < v->rank; d++) n *= v->dims[d];
+  return n;
+}
+
+const onnxc_attr *onnxc_find_attr(const onnxc_attr *attrs, int n_attrs, const char *name) {
+  int k;
+  for (k = 0; k < n_attrs; k++)
+    if (str_eq(attrs[k].name, name)) return &attrs[k];
+  return (const onnxc_attr *)0;
 }

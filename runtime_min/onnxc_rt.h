@@ -29,7 +29,10 @@ typedef enum onnxc_status {
   ONNXC_ERR_BOUNDS = 3,    /* a data-dependent size exceeded its compile-time bound */
   ONNXC_ERR_INDEX = 4,     /* an index input was out of range */
   ONNXC_ERR_NOT_FOUND = 5, /* a lookup by name found nothing */
-  ONNXC_ERR_FORMAT = 6     /* a saved training state that is not one of this model (onnxc --train) */
+  ONNXC_ERR_FORMAT = 6,    /* a saved training state that is not one of this model (onnxc --train) */
+  /* 100 and above: returned by a user's custom-op function (onnxc_custom.h) and passed on
+     unchanged by the run functions */
+  ONNXC_ERR_CUSTOM = 100
 } onnxc_status;
 
 /* ONNX TensorProto.DataType values. */

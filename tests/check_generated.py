@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Checks the contract of generated code on the PyTorch fixtures, the demo model and a sample of
-conformance models:
+"""Checks the contract of generated code on the PyTorch fixtures, the demo model, a sample of
+conformance models, --train files and the custom-op fixture (inference, --gradients, --train):
   - deterministic: compiling twice gives byte-identical .c and .h;
   - strict C99: gcc -std=c99 -Wall -Wextra -Werror -pedantic, with and without -mno-avx;
   - Cortex-M4: arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os;
@@ -115,6 +115,20 @@ def main():
                 result(f"{rel}: compiles", False, r1[1] or r2[1])
                 continue
             check_pair(rel, a, b, inc, have_arm, no_avx=False)
+    # custom ops: calls of user functions (declared in net.h) for inference, --gradients, --train
+    cm = os.path.join(ROOT, "tests", "custom_ops", "grad_mlp", "model.onnx")
+    ops = ["--custom-ops", os.path.join(ROOT, "tests", "custom_ops", "ops.txt")]
+    for rel, flags in (("custom ops", []), ("custom ops --gradients", ["--gradients", "--loss", "mse"]),
+                       ("custom ops --train", ["--train", "--loss", "mse:out", "--optimizer", "adamw"])):
+        a, b = os.path.join(work, "ca"), os.path.join(work, "cb")
+        os.makedirs(a, exist_ok=True)
+        os.makedirs(b, exist_ok=True)
+        r1 = sh([onnxc, cm, *ops, *flags, "-o", os.path.join(a, "net.c")])
+        r2 = sh([onnxc, cm, *ops, *flags, "-o", os.path.join(b, "net.c")])
+        if r1[0] or r2[0]:
+            result(f"{rel}: compiles", False, r1[1] or r2[1])
+            continue
+        check_pair(rel, a, b, inc, have_arm, no_avx=False)
     if not have_arm:
         result("arm-none-eabi-gcc present", False, "install gcc-arm-none-eabi")
     shutil.rmtree(work, ignore_errors=True)

@@ -472,7 +472,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_printf(&sig, " */\n");
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
-  buf_printf(e->out, "static void %s(", fn_name(e, n));
+  buf_printf(e->out, "static %s %s(", n->def->flags & OPF_STATUS ? "int" : "void", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -575,9 +575,15 @@ static void emit_calls(Emit *e, const Env *env) {
       else buf_printf(&call, "%sdyn_scratch", first ? "" : ", ");
       first = false;
     }
-    buf_printf(&call, "%s%s);", first ? "" : ", ",
+    buf_printf(&call, "%s%s)", first ? "" : ", ",
                n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
-    ep(e, "%s", call.p);
+    if (n->def->flags & OPF_STATUS) {
+      /* a status from user code ends the run (inside a subgraph there is no way out) */
+      if (env->owner) fail_node(e->ctx, n, "custom ops inside If/Loop/Scan bodies are not supported");
+      ep(e, "{ const int st = %s; if (st != ONNXC_OK) return st; }", call.p);
+    } else {
+      ep(e, "%s;", call.p);
+    }
     buf_free(&call);
     if (e->ctx->canary && !env->owner && g->arena_bytes > 0) emit_canary(e, g, s);
   }
@@ -756,6 +762,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
                dtype_name(v->dtype), shape_str(a, v), v->dynamic ? ", data-dependent: bound" : "");
     buf_printf(argsb, ", %s", nm.out[i]);
   }
+  custom_emit_decls(ctx, hb, &g, 1);
   buf_printf(protob, "int %s_run(void *arena%s)", P, paramsb->p ? paramsb->p : "");
   buf_printf(hb, "/* Runs the model; returns 0 (ONNXC_OK) or an onnxc_status. */\n%s;\n\n", protob->p);
   buf_printf(hb, "extern const onnxc_model %s_model;\n\n", P);

@@ -2,7 +2,8 @@
 """Writes the corpus of bad models (run once; the files are committed).
 
 Each case is a file (or folder) under tests/bad/corpus and a line in expected.txt:
-    <path relative to corpus>\t<substring the one-line error must contain>
+    <path relative to corpus>\t<substring the one-line error must contain>[\t<onnxc flags>]
+(the flags shell-quoted; onnxc runs in corpus/, so paths in them are relative to it).
 """
 import os
 import random
@@ -58,7 +59,8 @@ def main():
     save("unsupported_op.onnx", model([helper.make_node("FancyOp", ["x"], ["y"], name="fancy", domain="com.example")],
                                       [vi("x", [2])], [vi("y", [2])],
                                       opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 3)]))
-    exp.append(("unsupported_op.onnx", "node 'fancy' (FancyOp): unsupported op: domain 'com.example', op type 'FancyOp', opset 3"))
+    exp.append(("unsupported_op.onnx", "node 'fancy' (FancyOp): unsupported op: domain 'com.example', op type 'FancyOp', "
+                "opset 3; if it is your own op, describe it with --custom-op 'com.example::FancyOp:outputs=...'"))
 
     big = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1 << 40, 1 << 40], raw_data=b"")
     save("count_overflow.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
@@ -131,10 +133,60 @@ def main():
     save("no_graph.onnx", onnx.ModelProto(ir_version=8))
     exp.append(("no_graph.onnx", "no graph"))
 
+    custom_cases(exp)
+
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
-        f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error\n")
-        for p, s in exp:
-            f.write(f"{p}\t{s}\n")
+        f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error[\tonnxc flags]\n")
+        for e in exp:
+            f.write("\t".join(e) + "\n")
+
+
+def custom_cases(exp):
+    """Custom ops (--custom-op / --custom-ops): specs that do not fit the model, bad spec files,
+    a missing backward, attributes and places custom ops cannot have."""
+    os.makedirs(os.path.join(OUT, "custom"), exist_ok=True)
+    dom = [helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]
+    w = helper.make_tensor("w", TensorProto.FLOAT, [3, 3], vals=[0.5] * 9)
+    a = helper.make_tensor("a", TensorProto.FLOAT, [3], vals=[1.0] * 3)
+    act = model([helper.make_node("Gemm", ["x", "w"], ["h"], name="gemm0"),
+                 helper.make_node("Act", ["h", "a"], ["y"], name="act0", domain="com.example", alpha=0.5)],
+                [vi("x", [2, 3])], [vi("y", [2, 3])], inits=[w, a], opset_imports=dom)
+    save("custom/act.onnx", act)
+    ok = "com.example::Act:outputs=in0"
+    for flags, want in (
+            (f"--custom-op {ok[:-1]}2", "node 'act0' (Act): output 0 of its --custom-op spec refers to input 2, which the node does not have"),
+            ("--custom-op 'com.example::Act:outputs=float[in0.0,in0.5]'", "output 0 of its --custom-op spec takes axis 5 of input 0, which has rank 2"),
+            (f"--custom-op {ok} --gradients --loss mse", "custom op com.example::Act has no backward (add backward=inputs|outputs|all"),
+            (f"--custom-op {ok} --train --loss mse:y --optimizer sgd:lr=0.1", "custom op com.example::Act has no backward"),
+            (f"--custom-op {ok} --custom-op {ok}:backward=all", "custom op com.example::Act is described twice"),
+            (f"--custom-op {ok} --custom-op com_example::Act:outputs=in0", "custom ops com.example::Act and com_example::Act have the same C name 'com_example_Act'"),
+            ("--custom-ops custom/bad_spec.txt", "--custom-ops custom/bad_spec.txt line 3: unknown key 'bogus' (outputs, workspace, backward, nograd)"),
+            ("--custom-ops custom/no_such_file.txt", "--custom-ops: cannot open 'custom/no_such_file.txt'")):
+        exp.append(("custom/act.onnx", want, flags))
+    with open(os.path.join(OUT, "custom", "bad_spec.txt"), "w") as f:
+        f.write("# a spec file with a bad third line\n\ncom.example::Act:outputs=in0:bogus=1\n")
+
+    two = model([helper.make_node("Split2", ["x"], ["y", "z"], name="split0", domain="com.example")],
+                [vi("x", [2, 3])], [vi("y", [2, 3]), vi("z", [2, 3])], opset_imports=dom)
+    save("custom/two_outputs.onnx", two)
+    exp.append(("custom/two_outputs.onnx", "node 'split0' (Split2): the node has 2 outputs; its --custom-op spec declares 1",
+                "--custom-op com.example::Split2:outputs=in0"))
+
+    t = helper.make_tensor("t", TensorProto.FLOAT, [1], vals=[1.0])
+    tattr = model([helper.make_node("Act", ["x"], ["y"], name="act0", domain="com.example", table=t)],
+                  [vi("x", [2, 3])], [vi("y", [2, 3])], opset_imports=dom)
+    save("custom/tensor_attr.onnx", tattr)
+    exp.append(("custom/tensor_attr.onnx", "attribute 'table': custom ops take float, int, string, floats, ints and strings attributes only",
+                f"--custom-op {ok}"))
+
+    branch = helper.make_graph([helper.make_node("Act", ["x"], ["b"], name="act_in_if", domain="com.example")], "then",
+                               [], [vi("b", [2, 3])])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["c"], name="neg0")], "else", [], [vi("c", [2, 3])])
+    in_if = model([helper.make_node("If", ["cond"], ["y"], name="if0", then_branch=branch, else_branch=other)],
+                  [vi("x", [2, 3]), vi("cond", [], TensorProto.BOOL)], [vi("y", [2, 3])], opset_imports=dom)
+    save("custom/in_if.onnx", in_if)
+    exp.append(("custom/in_if.onnx", "node 'act_in_if' (Act): custom ops inside If/Loop/Scan bodies are not supported",
+                f"--custom-op {ok}"))
 
 
 if __name__ == "__main__":

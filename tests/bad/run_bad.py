@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Runs onnxc on every bad model of the corpus and checks the contract for user errors:
-exit status 1, exactly one line on stderr that starts with 'onnxc: error: <file>' and contains
-the expected text, nothing on stdout, no crash (signal), no hang (10 s), no sanitizer report.
+"""Runs onnxc on every bad model of the corpus (with the case's flags, if expected.txt gives any;
+onnxc runs in corpus/) and checks the contract for user errors: exit status 1, exactly one line
+on stderr that starts with 'onnxc: error: <file>' and contains the expected text, nothing on
+stdout, no crash (signal), no hang (10 s), no sanitizer report.
 
 usage: run_bad.py ONNXC     (an ASan/UBSan build makes sanitizer findings fail the case)
 """
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -20,11 +22,14 @@ def main():
     out = tempfile.mkdtemp(prefix="onnxc_bad_")
     with open(os.path.join(HERE, "expected.txt")) as f:
         cases = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
-    for rel, want in cases:
+    for rel, want, *flags in cases:
         path = os.path.join(corpus, rel)
+        flags = shlex.split(flags[0]) if flags else []
+        if flags:
+            rel = f"{rel} {' '.join(flags)}"
         try:
-            p = subprocess.run([onnxc, path, "-o", os.path.join(out, "m.c")], capture_output=True,
-                               text=True, timeout=10)
+            p = subprocess.run([onnxc, path, "-o", os.path.join(out, "m.c")] + flags, capture_output=True,
+                               text=True, timeout=10, cwd=corpus)
         except subprocess.TimeoutExpired:
             print(f"FAIL {rel}: hang (timed out after 10 s)")
             failed += 1
@@ -58,6 +63,17 @@ def main():
                        (train + ["--loss", "mse:y", "--optimizer", "adamw:momentum=0.9"], "unknown parameter 'momentum'"),
                        (train + ["--loss", "mse:y", "--optimizer", "sgd:momentum=0.9"], "needs a learning rate"),
                        (["x.onnx", "-o", "x.c", "--optimizer", "sgd:lr=1"], "--optimizer needs --train"),
+                       (["--custom-op", "com.example::Act"], "--custom-op 'com.example::Act': missing outputs="),
+                       (["--custom-op", "com.example:Act:outputs=in0"], "expected DOMAIN::OP:outputs="),
+                       (["--custom-op", "ai.onnx::Relu:outputs=in0"], "domain 'ai.onnx' is not a custom domain"),
+                       (["--custom-op", "x::Y:outputs=float[3"], "output 'float[3': missing ']'"),
+                       (["--custom-op", "x::Y:outputs=quux[2]"], "unknown element type 'quux'"),
+                       (["--custom-op", "x::Y:outputs=float[in0.x]"], "dim 'in0.x' is neither a size nor inN.AXIS"),
+                       (["--custom-op", "x::Y:outputs=in0:backward=maybe"], "backward must be none, inputs, outputs or all"),
+                       (["--custom-op", "x::Y:outputs=in0:workspace=-1"], "workspace must be a byte count"),
+                       (["--custom-op", "x::Y:outputs=in0:nograd=40"], "nograd: expected input numbers from 0 to 31"),
+                       (["--custom-op", "x::Y:outputs=in0:outputs=in0"], "key 'outputs' given twice"),
+                       (["--custom-op", "9x::Y:outputs=in0"], "the C name '9x_Y' would start with a digit"),
                        (["export-weights", "x.onnx"], "export-weights takes")):
         p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
         lines = p.stderr.splitlines()

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     memset(arena, 0x7F, m->arena_bytes);
   }
   int st = m->run_dims ? m->run_dims(arena, in, out, dims) : m->run(arena, in, out);
-  if (st != 0) { fprintf(stderr, "run failed: %s\n", onnxc_status_str(st)); return 4; }
+  if (st != 0) { fprintf(stderr, "run failed: status %d (%s)\n", st, onnxc_status_str(st)); return 4; }
   for (int k = 0; k < m->n_outputs; k++) {
     char path[4096];
     int64_t n = 1;

@@ -14,7 +14,8 @@ Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools exact;
 types (float8, float4, float8e8m0, int4/uint4, int2/uint2) exact by element code.
 
 A case folder may hold onnxc_flags.txt: extra onnxc flags for that case (whitespace-separated,
-e.g. the training fixtures' `--gradients --loss KIND:OUTPUT`).
+e.g. the training fixtures' `--gradients --loss KIND:OUTPUT`).  --link FILE.c adds a C source
+(built with the same strict flags) to every case's program: custom-op implementations.
 
 Prints one line per case and closes with 'N passed, N failed'.  With --ratchet FILE the exit
 status is non-zero when a case listed in FILE fails; --update-ratchet rewrites FILE with the
@@ -170,9 +171,10 @@ def first_line(s):
 
 
 class Tools:
-    def __init__(self, onnxc, harness_obj, rt_lib, include, cc, cflags):
+    def __init__(self, onnxc, harness_obj, rt_lib, include, cc, cflags, link_objs=()):
         self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
         self.cflags = cflags
+        self.link_objs = list(link_objs)  # --link: objects of extra C sources
 
 
 def symbolic_size(model, param, by_name):
@@ -257,7 +259,7 @@ def run_case(case_dir, tools, keep):
                 rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
                     return name, False, f"cc: {first_line(msg)}"
-                rc, msg = run_cmd([tools.cc, c_path + ".o", tools.harness_obj, tools.rt_lib, "-lm", "-o", exe])
+                rc, msg = run_cmd([tools.cc, c_path + ".o", tools.harness_obj] + tools.link_objs + [tools.rt_lib, "-lm", "-o", exe])
                 if rc != 0:
                     return name, False, f"link: {first_line(msg)}"
                 built_for = key
@@ -333,6 +335,8 @@ def main():
     ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
     ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable)")
     ap.add_argument("--weights-file", action="store_true", help="compile with --weights FILE.bin")
+    ap.add_argument("--link", action="append", default=[],
+                    help="C source built with the strict flags and linked into every case (repeatable)")
     ap.add_argument("--no-crash", action="store_true",
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
@@ -361,7 +365,15 @@ def main():
     if rc != 0:
         print(msg)
         sys.exit(2)
-    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split())
+    link_objs = []
+    for k, src in enumerate(args.link):
+        obj = os.path.join(hdir, f"link{k}.o")
+        rc, msg = run_cmd([args.cc] + CFLAGS + args.cflags.split() + ["-I", include, "-c", src, "-o", obj])
+        if rc != 0:
+            print(f"--link {src}: {msg}")
+            sys.exit(2)
+        link_objs.append(obj)
+    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split(), link_objs)
 
     ratchet = set()
     if args.ratchet and os.path.exists(args.ratchet):

@@ -1,0 +1,2 @@
+Bls.bias_gradJI¸„¿Ÿ
+e?þ®Ë>ÐJ–?
