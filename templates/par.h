@@ -4,7 +4,9 @@
    channels of a depthwise convolution (groups of 16) -- and runs the parts through
    onnxc_parallel_for (library onnxc_rt_threads).  Work under ONNXC_PAR_MIN multiply-adds runs
    on the calling thread: waking the pool costs more than it takes. */
+#ifndef ONNXC_PAR_MIN /* (a test sets 0: every product split) */
 #define ONNXC_PAR_MIN 1000000.0
+#endif
 
 /* The epilogue of the sub-block at rows m0.., columns n0.. of the whole product. */
 ONNXC_MAYBE_UNUSED static onnxc_epi onnxc_epi_at(const onnxc_epi *e, long m0, long n0) {

@@ -63,6 +63,8 @@ def main():
                        (train + ["--loss", "mse:y", "--optimizer", "adamw:momentum=0.9"], "unknown parameter 'momentum'"),
                        (train + ["--loss", "mse:y", "--optimizer", "sgd:momentum=0.9"], "needs a learning rate"),
                        (["x.onnx", "-o", "x.c", "--optimizer", "sgd:lr=1"], "--optimizer needs --train"),
+                       (["x.onnx", "-o", "x.c", "--threads", "0"], "--threads expects an integer from 1 to 64"),
+                       (["x.onnx", "-o", "x.c", "--threads", "two"], "--threads expects an integer from 1 to 64"),
                        (["--custom-op", "com.example::Act"], "--custom-op 'com.example::Act': missing outputs="),
                        (["--custom-op", "com.example:Act:outputs=in0"], "expected DOMAIN::OP:outputs="),
                        (["--custom-op", "ai.onnx::Relu:outputs=in0"], "domain 'ai.onnx' is not a custom domain"),
