@@ -174,14 +174,22 @@ static void rs_axis(Ctx *ctx, Node *n, RsAxis *ax, int mode, int ctm, int nm, bo
       ax->ex = arena_alloc(&ctx->arena, sizeof(int64_t) * (size_t)out_w);
     }
     CHECK(k == taps);
-    int64_t pad = (k + 1) / 2;
-    double xp = xo + (double)pad, pp = floor(xp), frac = xp - pp;
-    int64_t offp;
-    if (k % 2 == 0) offp = frac == 0 ? -(k / 2) : -(k / 2) + 1;
-    else offp = frac <= 0.5 ? -((k - 1) / 2) : -((k - 1) / 2) + 1;
-    int64_t start = (int64_t)pp + offp;
+    /* k taps (k even): xo lies in (tap k/2 - 1, tap k/2] at `ratio` past tap k/2 - 1, so the
+       taps follow from floor(xo) and ratio alone.  (The reference looks them up around
+       xo + padding width instead; that sum rounds away an excess of an ulp or so over a whole
+       number, and the taps then sit one to the left of the coefficients computed from the
+       tiny ratio: a cubic output a whole pixel off, e.g. at x_original = 2 + 4e-16 from
+       half_pixel_symmetric.  ONNX Runtime takes the taps from floor(xo) too.) */
+    int64_t start;
+    if (k % 2 == 0) {
+      start = (int64_t)xi - (xo == xi ? 1 : 0) + 1 - k / 2;
+    } else {
+      const int64_t pad = (k + 1) / 2;
+      const double xp = xo + (double)pad, pp = floor(xp);
+      start = (int64_t)pp - (k - 1) / 2 + (xp - pp <= 0.5 ? 0 : 1) - pad;
+    }
     int64_t idx[CAP];
-    for (int t = 0; t < k; t++) idx[t] = start + t - pad;
+    for (int t = 0; t < k; t++) idx[t] = start + t;
     if (excl) {
       double sum = 0;
       for (int t = 0; t < k; t++) {

@@ -750,10 +750,12 @@ static void slice_infer(Ctx *ctx, Node *n) {
       e = e < 0 ? 0 : e > dn ? dn : e;
       cnt = e > s ? (e - s - 1) / k + 1 : 0;
     } else {
-      s = s < 0 ? -1 : s > dn - 1 ? dn - 1 : s;
+      /* the spec clamps a negative-step start to [0, dn-1] (not to -1 as Python does: a start
+         before the first element still takes the first element) */
+      s = s < 0 ? 0 : s > dn - 1 ? dn - 1 : s;
       e = e < -1 ? -1 : e > dn - 1 ? dn - 1 : e;
       int64_t ak = k < -INT64_MAX ? INT64_MAX : -k;
-      cnt = s > e ? (s - e - 1) / ak + 1 : 0;
+      cnt = dn > 0 && s > e ? (s - e - 1) / ak + 1 : 0;
     }
     start[a] = cnt ? s : 0;
     step[a] = cnt > 1 ? k : 1;

@@ -465,8 +465,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     return;
   }
   if (SW == 1 && KW <= 16 && KH * KW <= 64) {
-    /* stride 1, any kernel: rows of 16-column vectors, per vector one column mask per kw
-       (all ones inside the row), input rows outside the plane skipped */
+    /* column stride 1 (any row stride), any kernel: rows of 16-column vectors, per vector one
+       column mask per kw (all ones inside the row), input rows outside the plane skipped */
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
     if (e) ev = *e;
     for (oc = 0; oc < CO; oc++) {
@@ -484,7 +484,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
             mkw[kw] = hi > lo ? (__mmask16)(ONNXC_MASK16(hi) & ~ONNXC_MASK16(lo)) : 0;
           }
           for (kh = 0; kh < KH; kh++) {
-            const int ih = oh + kh * DH - PH, ih1 = ih + 1;
+            const int ih = oh * SH + kh * DH - PH, ih1 = ih + SH;
             const __mmask16 va = ih >= 0 && ih < IH ? (__mmask16)0xffff : 0;
             const __mmask16 vb = two && ih1 >= 0 && ih1 < IH ? (__mmask16)0xffff : 0;
             const float *ra = xc + (long)(va ? ih : 0) * IW + ow0 - PW, *rb = xc + (long)(vb ? ih1 : 0) * IW + ow0 - PW;
@@ -520,8 +520,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     return;
   }
   if (SW == 2 && KW <= 16 && KH * KW <= 64) {
-    /* stride 2, any kernel: 16 outputs of a row read 32 input columns per tap (two loads, the
-       even lanes kept); two output rows share each weight broadcast */
+    /* column stride 2 (any row stride), any kernel: 16 outputs of a row read 32 input columns
+       per tap (two loads, the even lanes kept); two output rows share each weight broadcast */
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
     if (e) ev = *e;
@@ -542,7 +542,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
             mb[kw] = (__mmask16)((bits >> 16) & 0xffff);
           }
           for (kh = 0; kh < KH; kh++) {
-            const int ih = 2 * oh + kh * DH - PH, ih1 = ih + 2;
+            const int ih = oh * SH + kh * DH - PH, ih1 = ih + SH;
             const __mmask16 va = ih >= 0 && ih < IH ? (__mmask16)0xffff : 0;
             const __mmask16 vb = two && ih1 >= 0 && ih1 < IH ? (__mmask16)0xffff : 0;
             const float *ra = xc + (long)(va ? ih : 0) * IW + 2 * ow0 - PW, *rb = xc + (long)(vb ? ih1 : 0) * IW + 2 * ow0 - PW;
