@@ -463,7 +463,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     }
     return;
   }
-  if (SW == 1 && KW <= 16 && KH * KW <= 64) {
+  if (SH == 1 && SW == 1 && KW <= 16 && KH * KW <= 64) {
     /* stride 1, any kernel: rows of 16-column vectors, per vector one column mask per kw
        (all ones inside the row), input rows outside the plane skipped */
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
@@ -518,7 +518,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     }
     return;
   }
-  if (SW == 2 && KW <= 16 && KH * KW <= 64) {
+  if (SH == 2 && SW == 2 && KW <= 16 && KH * KW <= 64) {
     /* stride 2, any kernel: 16 outputs of a row read 32 input columns per tap (two loads, the
        even lanes kept); two output rows share each weight broadcast */
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
