@@ -11,7 +11,8 @@
    column masks only at the row ends; narrow planes as one flattened row with per-vector tap
    masks), 3x3 stride 2 (even/odd lanes of two loads), other kernels with stride 1 or 2 (rows,
    two output rows per weight broadcast), small "same" planes (flattened, mask table), else a
-   ring of zero-padded input rows on the stack.  Software prefetches bring the rows ahead: the
+   ring of zero-padded input rows on the stack.  AArch64 NEON: 3x3 with stride 1 or 2 across
+   (rows of 4-column vectors, stride 2 by vld2q; scalar columns at the edges).  Software prefetches bring the rows ahead: the
    hardware prefetchers of the test machine do not follow these many-stream NCHW patterns.
    onnxc_wino23: Winograd F(2x2,3x3) for 3x3 stride-1 pad-1 convolutions (see below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
@@ -251,6 +252,59 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
       else if (left >= 4) ONNXC_DWC_PIECE(4)
       else if (left >= 2) ONNXC_DWC_PIECE(2)
       else ONNXC_DWC_PIECE(1)
+    }
+  }
+}
+#endif
+
+#if defined(ONNXC_NEON)
+/* Depthwise 3x3, dilation 1, stride SW = 1 or 2 across (any SH) on one plane: per output row
+   and vector of 4 outputs, the taps of the input rows inside the plane as FMAs (stride 2: even
+   and odd columns from vld2q).  Columns whose loads would leave the input row (the padding at
+   the edges, and a few more at the right: a stride-2 load pair reads 10 columns) are summed as
+   scalars.  Taps are summed in (kh, kw) order as in the portable path. */
+ONNXC_MAYBE_UNUSED static void onnxc_dw3x3_neon(const float *xc, int IH, int IW, const float *wc, int SH, int SW,
+                                                int PH, int PW, float *yc, int OH, int OW) {
+  /* vectors start at columns ow in [vlo, vhi]: first input column ow SW - PW >= 0, last one
+     read (ow + 3) + 2 - PW (stride 1) or 2 ow - PW + 9 (stride 2) < IW */
+  const int vlo = (PW + SW - 1) / SW, vhi = SW == 1 ? IW - 6 + PW : (IW - 10 + PW) >= 0 ? (IW - 10 + PW) / 2 : -1;
+  float32x4_t wv[9];
+  int oh, ow, kh, kw, t;
+  for (t = 0; t < 9; t++) wv[t] = vdupq_n_f32(wc[t]);
+  for (oh = 0; oh < OH; oh++) {
+    const int ih0 = oh * SH - PH, kh0 = ih0 < 0 ? -ih0 : 0, kh1 = IH - ih0 < 3 ? IH - ih0 : 3;
+    float *yr = yc + (long)oh * OW;
+    ow = 0;
+    for (;;) {
+      /* scalar columns up to the next vector start (or the end) */
+      const int stop = ow < vlo ? (vlo < OW ? vlo : OW) : (ow <= vhi && ow + 4 <= OW ? ow : OW);
+      for (; ow < stop; ow++) {
+        float s = 0.0f;
+        for (kh = kh0; kh < kh1; kh++)
+          for (kw = 0; kw < 3; kw++) {
+            const int iw = ow * SW - PW + kw;
+            if (iw >= 0 && iw < IW) s += wc[kh * 3 + kw] * xc[(long)(ih0 + kh) * IW + iw];
+          }
+        yr[ow] = s;
+      }
+      if (ow >= OW) break;
+      for (; ow <= vhi && ow + 4 <= OW; ow += 4) {
+        float32x4_t s = vdupq_n_f32(0.0f);
+        for (kh = kh0; kh < kh1; kh++) {
+          const float *p = xc + (long)(ih0 + kh) * IW + ow * SW - PW;
+          if (SW == 1) {
+            s = vfmaq_f32(s, wv[kh * 3], vld1q_f32(p));
+            s = vfmaq_f32(s, wv[kh * 3 + 1], vld1q_f32(p + 1));
+            s = vfmaq_f32(s, wv[kh * 3 + 2], vld1q_f32(p + 2));
+          } else {
+            const float32x4x2_t a = vld2q_f32(p), b = vld2q_f32(p + 2);
+            s = vfmaq_f32(s, wv[kh * 3], a.val[0]);
+            s = vfmaq_f32(s, wv[kh * 3 + 1], a.val[1]);
+            s = vfmaq_f32(s, wv[kh * 3 + 2], b.val[0]);
+          }
+        }
+        vst1q_f32(yr + ow, s);
+      }
     }
   }
 }
@@ -643,6 +697,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           }
         }
       }
+    }
+    return;
+  }
+#endif
+#if defined(ONNXC_NEON)
+  if (KH == 3 && KW == 3 && DH == 1 && DW == 1 && (SW == 1 || SW == 2)) {
+    for (oc = 0; oc < CO; oc++) {
+      onnxc_dw3x3_neon(x + (long)(oc / mult) * IHW, IH, IW, w + (long)oc * 9, SH, SW, PH, PW, y + (long)oc * OHW, OH, OW);
+      if (e) onnxc_epi_tile(e, y + (long)oc * OHW, OHW, oc, 1, 0, (int)OHW);
     }
     return;
   }

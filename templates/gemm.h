@@ -338,8 +338,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
 /* The 8 x (4 NV) micro-kernels: c<r><v> sums row r, columns 4v..4v+3; per k step the 8 A values
    of the panel are two vectors (rows 0-3, 4-7) and each row's value is a lane of one of them
    (fmla by element: no broadcasts).  Every column loaded exists (4 NV <= nr; onnxc_uk pads a
-   ragged edge).  Bias, residual and Relu/Clip are applied in registers before the store; other
-   activations by onnxc_epi_tile on the stored tile. */
+   ragged edge).  The epilogue runs on the stored tile (in L1) through onnxc_epi_tile, whose
+   rows take vector Relu/Clip (fused into the 48 stores of the three kernels, it doubled the
+   compile time of every generated file that uses them). */
 #define ONNXC_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define ONNXC_D1(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f);
 #define ONNXC_D2(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0;
@@ -354,14 +355,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
 #define ONNXC_SV(r, v)                                                                          \
   {                                                                                             \
     float *cp_ = C + (long)r * ldc + 4 * v;                                                     \
-    float32x4_t t_ = c##r##v;                                                                   \
-    if (acc) t_ = vaddq_f32(t_, vld1q_f32(cp_));                                                \
-    if (fuse) {                                                                                 \
-      if (ev_.bias) t_ = vaddq_f32(t_, ev_.bias_cols ? vld1q_f32(ev_.bias + n0 + 4 * v) : vdupq_n_f32(ev_.bias[m0 + r])); \
-      if (ev_.res) t_ = vaddq_f32(t_, vld1q_f32(ev_.res + (long)(m0 + r) * ev_.ldr + n0 + 4 * v));                    \
-      t_ = onnxc_relu_clip4(t_, ev_.act, ev_.alpha, ev_.beta);                                  \
-    }                                                                                           \
-    vst1q_f32(cp_, t_);                                                                         \
+    vst1q_f32(cp_, acc ? vaddq_f32(c##r##v, vld1q_f32(cp_)) : c##r##v);                        \
   }
 #define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
 #define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
@@ -369,8 +363,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
 #define ONNXC_UK_DEF(NAME, NV)                                                                              \
   ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *A, const float *B, long ldb, float *C, long ldc,   \
                                       int mr, int acc, const onnxc_epi *e, int m0, int n0) {                \
-    onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f}; /* a local copy: stores to C cannot change it */         \
-    int fuse = 0, k;                                                                                        \
+    int k;                                                                                                  \
     ONNXC_ROWS8(ONNXC_D##NV)                                                                                \
     for (k = 0; k < kc; k++) {                                                                              \
       const float32x4_t a0 = vld1q_f32(A), a1 = vld1q_f32(A + 4);                                           \
@@ -379,12 +372,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
       A += 8;                                                                                               \
       B += ldb;                                                                                             \
     }                                                                                                       \
-    if (e) {                                                                                                \
-      ev_ = *e;                                                                                             \
-      fuse = ev_.act <= ONNXC_ACT_CLIP;                                                                     \
-    }                                                                                                       \
     ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
-    if (e && !fuse) onnxc_epi_tile(e, C, ldc, m0, mr, n0, 4 * NV);                                          \
+    if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, 4 * NV);                                                   \
   }
 ONNXC_UK_DEF(onnxc_uk1, 1)
 ONNXC_UK_DEF(onnxc_uk2, 2)

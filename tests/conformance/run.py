@@ -368,7 +368,7 @@ def main():
     rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
     if rc == 0 and args.run_wrapper:  # another target: BUILD's runtime library is the host's
         rt_lib = os.path.join(hdir, "onnxc_rt.o")
-        rc, msg = run_cmd([args.cc, "-O2", "-std=c99", "-I", include, "-c", os.path.join(include, "onnxc_rt.c"), "-o", rt_lib])
+        rc, msg = run_cmd([args.cc] + CFLAGS + ["-O2", "-I", include, "-c", os.path.join(include, "onnxc_rt.c"), "-o", rt_lib])
     if rc != 0:
         print(msg)
         sys.exit(2)
