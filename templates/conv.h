@@ -11,9 +11,10 @@
    column masks only at the row ends; narrow planes as one flattened row with per-vector tap
    masks), 3x3 stride 2 (even/odd lanes of two loads), other kernels with stride 1 or 2 (rows,
    two output rows per weight broadcast), small "same" planes (flattened, mask table), else a
-   ring of zero-padded input rows on the stack.  AArch64 NEON: 3x3 with stride 1 or 2 across
-   (rows of 4-column vectors, stride 2 by vld2q; scalar columns at the edges).  Software prefetches bring the rows ahead: the
+   ring of zero-padded input rows on the stack.  Software prefetches bring the rows ahead: the
    hardware prefetchers of the test machine do not follow these many-stream NCHW patterns.
+   AArch64 NEON: 3x3 with stride 1 or 2 across (rows of 4-column vectors, stride 2 by vld2q;
+   scalar columns at the edges); other shapes take the portable loops.
    onnxc_wino23: Winograd F(2x2,3x3) for 3x3 stride-1 pad-1 convolutions (see below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49

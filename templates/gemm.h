@@ -9,9 +9,9 @@
    Micro-kernels: AVX-512 8 x 48 (24 zmm sums, masked loads/stores at the right edge), AVX2+FMA
    4 x 24, AArch64 NEON 8 x 12 (24 q-register sums, A by lane from the 8-row panel; a ragged
    right edge is padded on the stack), portable C 4 x 16 (local arrays that compilers
-   vectorize; any C99 target).  The
-   intrinsics paths are chosen by the compiler's target macros; every path computes the same
-   sums in the same order per element up to FMA contraction. */
+   vectorize; any C99 target).  The intrinsics paths are chosen by the compiler's target
+   macros; every path computes the same sums in the same order per element up to FMA
+   contraction. */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define ONNXC_AVX512 1
