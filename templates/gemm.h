@@ -379,30 +379,44 @@ ONNXC_UK_DEF(onnxc_uk1, 1)
 ONNXC_UK_DEF(onnxc_uk2, 2)
 ONNXC_UK_DEF(onnxc_uk3, 3)
 
-/* C[0..mr)[0..nr) (+)= A-panel (8 rows, all read: rows past M are zero) x B-strip (nr <= 12
-   columns), then the epilogue.  A strip that is not whole vectors (only the last one of a
-   product whose N is not a multiple of 4) is copied zero-padded to the stack and its tile
-   summed there, then added to C. */
-ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
-                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
-  float bb[ONNXC_KC * ONNXC_NR], ct[8 * ONNXC_NR];
+/* C[0..mr)[0..nr) (+)= A-panel x B (ldb) for nr <= 12 columns when B has w = nr rounded up to
+   4 readable columns (zero past nr): whole vectors straight into C, else the tile summed on
+   the stack and its nr columns added to C. */
+ONNXC_MAYBE_UNUSED static void onnxc_uk_w(int kc, const float *A, const float *B, long ldb, float *C, long ldc,
+                                          int mr, int nr, int acc, const onnxc_epi *e, int m0, int n0) {
+  float ct[8 * ONNXC_NR];
   const int w = (nr + 3) / 4 * 4;
-  int k, i, j;
-  (void)pf;
+  int i, j;
   if (w == nr) {
     if (nr == 12) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, acc, e, m0, n0);
     else if (nr == 8) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, acc, e, m0, n0);
     else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, acc, e, m0, n0);
     return;
   }
-  for (k = 0; k < kc; k++)
-    for (j = 0; j < w; j++) bb[k * w + j] = j < nr ? B[(long)k * ldb + j] : 0.0f;
-  if (w == 12) onnxc_uk3(kc, A, bb, w, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
-  else if (w == 8) onnxc_uk2(kc, A, bb, w, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
-  else onnxc_uk1(kc, A, bb, w, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
+  if (w == 12) onnxc_uk3(kc, A, B, ldb, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
+  else if (w == 8) onnxc_uk2(kc, A, B, ldb, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
+  else onnxc_uk1(kc, A, B, ldb, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
   for (i = 0; i < mr; i++)
     for (j = 0; j < nr; j++) C[(long)i * ldc + j] = acc ? C[(long)i * ldc + j] + ct[i * w + j] : ct[i * w + j];
   if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+}
+
+/* C[0..mr)[0..nr) (+)= A-panel (8 rows, all read: rows past M are zero) x B-strip (nr <= 12
+   columns), then the epilogue.  A strip that is not whole vectors (only the last one of a
+   product whose N is not a multiple of 4) is copied zero-padded to the stack first. */
+ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+  float bb[ONNXC_KC * ONNXC_NR];
+  const int w = (nr + 3) / 4 * 4;
+  int k, j;
+  (void)pf;
+  if (w == nr) {
+    onnxc_uk_w(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0);
+    return;
+  }
+  for (k = 0; k < kc; k++)
+    for (j = 0; j < w; j++) bb[k * w + j] = j < nr ? B[(long)k * ldb + j] : 0.0f;
+  onnxc_uk_w(kc, A, bb, w, C, ldc, mr, nr, acc, e, m0, n0);
 }
 #else
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
