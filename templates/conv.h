@@ -13,6 +13,8 @@
    two output rows per weight broadcast), small "same" planes (flattened, mask table), else a
    ring of zero-padded input rows on the stack.  Software prefetches bring the rows ahead: the
    hardware prefetchers of the test machine do not follow these many-stream NCHW patterns.
+   AArch64 NEON: 3x3 with stride 1 or 2 across (rows of 4-column vectors, stride 2 by vld2q;
+   scalar columns at the edges); other shapes take the portable loops.
    onnxc_wino23: Winograd F(2x2,3x3) for 3x3 stride-1 pad-1 convolutions (see below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
@@ -102,6 +104,42 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
         else if (nr > 16) onnxc_ukx2(kc, ap, xb, N, k0 % KP, KP, sh, mk, cp, N, mr, nr, k0 > 0, ee, m0, n0, pf);
         else onnxc_ukx1(kc, ap, xb, N, k0 % KP, KP, sh, mk, cp, N, mr, nr, k0 > 0, ee, m0, n0, pf);
       }
+    }
+  }
+#elif defined(ONNXC_NEON)
+  /* strips of 12 output pixels: per k block the strip's B rows (one per (c, tap): the input
+     shifted by the tap, zero in the padding) are gathered into a 12-wide panel on the stack,
+     then every 8-row panel of filters runs the 8 x 12 micro-kernel on it */
+  float bb[ONNXC_KC * 12];
+  int off[ONNXC_KPMAX * 12], run[ONNXC_KPMAX]; /* tap t, column j: input pixel or -1; run: all j valid and contiguous */
+  int n0, t, j, k0, m0;
+  for (n0 = 0; n0 < N; n0 += 12) {
+    const int nr = N - n0 < 12 ? N - n0 : 12, w = (nr + 3) / 4 * 4;
+    for (t = 0; t < KP; t++) {
+      const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
+      run[t] = 1;
+      for (j = 0; j < w; j++) {
+        const int p = n0 + j, oh = p / W, ow = p % W;
+        off[t * 12 + j] = j < nr && oh + dh >= 0 && oh + dh < H && ow + dw >= 0 && ow + dw < W ? p + dh * W + dw : -1;
+        if (off[t * 12 + j] != off[t * 12] + j || off[t * 12] < 0) run[t] = 0;
+      }
+    }
+    for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+      const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+      int k;
+      for (k = 0; k < kc; k++) {
+        const int c = (k0 + k) / KP, tk = (k0 + k) % KP;
+        const float *xc = x + (long)c * N;
+        const int *o = off + tk * 12;
+        float *b = bb + k * w;
+        if (run[tk])
+          memcpy(b, xc + o[0], sizeof(float) * (size_t)w);
+        else
+          for (j = 0; j < w; j++) b[j] = o[j] >= 0 ? xc[o[j]] : 0.0f;
+      }
+      for (m0 = 0; m0 < M; m0 += 8)
+        onnxc_uk_w(kc, wp + (long)k0 * Mp + (long)(m0 / 8) * 8 * kc, bb, w, y + (long)m0 * N + n0, N,
+                   M - m0 < 8 ? M - m0 : 8, nr, k0 > 0, k0 + kc >= K ? e : (const onnxc_epi *)0, m0, n0);
     }
   }
 #else
@@ -252,6 +290,59 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
       else if (left >= 4) ONNXC_DWC_PIECE(4)
       else if (left >= 2) ONNXC_DWC_PIECE(2)
       else ONNXC_DWC_PIECE(1)
+    }
+  }
+}
+#endif
+
+#if defined(ONNXC_NEON)
+/* Depthwise 3x3, dilation 1, stride SW = 1 or 2 across (any SH) on one plane: per output row
+   and vector of 4 outputs, the taps of the input rows inside the plane as FMAs (stride 2: even
+   and odd columns from vld2q).  Columns whose loads would leave the input row (the padding at
+   the edges, and a few more at the right: a stride-2 load pair reads 10 columns) are summed as
+   scalars.  Taps are summed in (kh, kw) order as in the portable path. */
+ONNXC_MAYBE_UNUSED static void onnxc_dw3x3_neon(const float *xc, int IH, int IW, const float *wc, int SH, int SW,
+                                                int PH, int PW, float *yc, int OH, int OW) {
+  /* vectors start at columns ow in [vlo, vhi]: first input column ow SW - PW >= 0, last one
+     read (ow + 3) + 2 - PW (stride 1) or 2 ow - PW + 9 (stride 2) < IW */
+  const int vlo = (PW + SW - 1) / SW, vhi = SW == 1 ? IW - 6 + PW : (IW - 10 + PW) >= 0 ? (IW - 10 + PW) / 2 : -1;
+  float32x4_t wv[9];
+  int oh, ow, kh, kw, t;
+  for (t = 0; t < 9; t++) wv[t] = vdupq_n_f32(wc[t]);
+  for (oh = 0; oh < OH; oh++) {
+    const int ih0 = oh * SH - PH, kh0 = ih0 < 0 ? -ih0 : 0, kh1 = IH - ih0 < 3 ? IH - ih0 : 3;
+    float *yr = yc + (long)oh * OW;
+    ow = 0;
+    for (;;) {
+      /* scalar columns up to the next vector start (or the end) */
+      const int stop = ow < vlo ? (vlo < OW ? vlo : OW) : (ow <= vhi && ow + 4 <= OW ? ow : OW);
+      for (; ow < stop; ow++) {
+        float s = 0.0f;
+        for (kh = kh0; kh < kh1; kh++)
+          for (kw = 0; kw < 3; kw++) {
+            const int iw = ow * SW - PW + kw;
+            if (iw >= 0 && iw < IW) s += wc[kh * 3 + kw] * xc[(long)(ih0 + kh) * IW + iw];
+          }
+        yr[ow] = s;
+      }
+      if (ow >= OW) break;
+      for (; ow <= vhi && ow + 4 <= OW; ow += 4) {
+        float32x4_t s = vdupq_n_f32(0.0f);
+        for (kh = kh0; kh < kh1; kh++) {
+          const float *p = xc + (long)(ih0 + kh) * IW + ow * SW - PW;
+          if (SW == 1) {
+            s = vfmaq_f32(s, wv[kh * 3], vld1q_f32(p));
+            s = vfmaq_f32(s, wv[kh * 3 + 1], vld1q_f32(p + 1));
+            s = vfmaq_f32(s, wv[kh * 3 + 2], vld1q_f32(p + 2));
+          } else {
+            const float32x4x2_t a = vld2q_f32(p), b = vld2q_f32(p + 2);
+            s = vfmaq_f32(s, wv[kh * 3], a.val[0]);
+            s = vfmaq_f32(s, wv[kh * 3 + 1], a.val[1]);
+            s = vfmaq_f32(s, wv[kh * 3 + 2], b.val[0]);
+          }
+        }
+        vst1q_f32(yr + ow, s);
+      }
     }
   }
 }
@@ -644,6 +735,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           }
         }
       }
+    }
+    return;
+  }
+#endif
+#if defined(ONNXC_NEON)
+  if (KH == 3 && KW == 3 && DH == 1 && DW == 1 && (SW == 1 || SW == 2)) {
+    for (oc = 0; oc < CO; oc++) {
+      onnxc_dw3x3_neon(x + (long)(oc / mult) * IHW, IH, IW, w + (long)oc * 9, SH, SW, PH, PW, y + (long)oc * OHW, OH, OW);
+      if (e) onnxc_epi_tile(e, y + (long)oc * OHW, OHW, oc, 1, 0, (int)OHW);
     }
     return;
   }

@@ -7,9 +7,11 @@
    in registers over the k block and adds it to C after the first block.  The epilogue (bias,
    residual, activation) runs on each tile while it is in L1, after the last k block.
    Micro-kernels: AVX-512 8 x 48 (24 zmm sums, masked loads/stores at the right edge), AVX2+FMA
-   4 x 24, portable C 4 x 16 (local arrays that compilers vectorize; any C99 target).  The
-   intrinsics paths are chosen by the compiler's target macros; every path computes the same
-   sums in the same order per element up to FMA contraction. */
+   4 x 24, AArch64 NEON 8 x 12 (24 q-register sums, A by lane from the 8-row panel; a ragged
+   right edge is padded on the stack), portable C 4 x 16 (local arrays that compilers
+   vectorize; any C99 target).  The intrinsics paths are chosen by the compiler's target
+   macros; every path computes the same sums in the same order per element up to FMA
+   contraction. */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define ONNXC_AVX512 1
@@ -22,6 +24,12 @@
 #define ONNXC_MR 4
 #define ONNXC_NR 24
 #define ONNXC_VL 8
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#define ONNXC_NEON 1
+#define ONNXC_MR 8
+#define ONNXC_NR 12
+#define ONNXC_VL 4
 #else
 #define ONNXC_MR 4
 #define ONNXC_NR 16
@@ -134,6 +142,15 @@ ONNXC_MAYBE_UNUSED static __m512 onnxc_act16(__m512 x, int act, float al, float 
 }
 #endif
 
+#if defined(ONNXC_NEON)
+/* Relu (maxNum: NaN gives 0 as in onnxc_act1), Clip (NaN stays NaN) or nothing on 4 lanes. */
+ONNXC_MAYBE_UNUSED static inline float32x4_t onnxc_relu_clip4(float32x4_t x, int act, float al, float be) {
+  if (act == ONNXC_ACT_RELU) return vmaxnmq_f32(x, vdupq_n_f32(0.0f));
+  if (act == ONNXC_ACT_CLIP) return vminq_f32(vmaxq_f32(x, vdupq_n_f32(al)), vdupq_n_f32(be));
+  return x;
+}
+#endif
+
 /* c[0..n) = act(c + bias (bv: one value, or bp[0..n)) + r[0..n)) */
 ONNXC_MAYBE_UNUSED static void onnxc_epi_row(float *c, int n, float bv, const float *bp, const float *r,
                                              int act, float al, float be) {
@@ -148,6 +165,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_row(float *c, int n, float bv, const fl
     else if (act) x = onnxc_act16(x, act, al, be);
     _mm512_mask_storeu_ps(c + j, k, x);
   }
+#elif defined(ONNXC_NEON)
+  if (act <= ONNXC_ACT_CLIP)
+    for (; j + 4 <= n; j += 4) {
+      float32x4_t x = vaddq_f32(vld1q_f32(c + j), bp ? vld1q_f32(bp + j) : vdupq_n_f32(bv));
+      if (r) x = vaddq_f32(x, vld1q_f32(r + j));
+      vst1q_f32(c + j, onnxc_relu_clip4(x, act, al, be));
+    }
 #endif
   for (; j < n; j++) {
     float x = c[j] + (bp ? bp[j] : bv);
@@ -310,6 +334,90 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
   ONNXC_ROWS4(ONNXC_UK_STORE)
   if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
 }
+#elif defined(ONNXC_NEON)
+/* The 8 x (4 NV) micro-kernels: c<r><v> sums row r, columns 4v..4v+3; per k step the 8 A values
+   of the panel are two vectors (rows 0-3, 4-7) and each row's value is a lane of one of them
+   (fmla by element: no broadcasts).  Every column loaded exists (4 NV <= nr; onnxc_uk pads a
+   ragged edge).  The epilogue runs on the stored tile (in L1) through onnxc_epi_tile, whose
+   rows take vector Relu/Clip (fused into the 48 stores of the three kernels, it doubled the
+   compile time of every generated file that uses them). */
+#define ONNXC_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define ONNXC_D1(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f);
+#define ONNXC_D2(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0;
+#define ONNXC_D3(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0, c##r##2 = c##r##0;
+#define ONNXC_B1 const float32x4_t b0 = vld1q_f32(B);
+#define ONNXC_B2 ONNXC_B1 const float32x4_t b1 = vld1q_f32(B + 4);
+#define ONNXC_B3 ONNXC_B2 const float32x4_t b2 = vld1q_f32(B + 8);
+#define ONNXC_AV(r) ((r) < 4 ? a0 : a1)
+#define ONNXC_F1(r) c##r##0 = vfmaq_laneq_f32(c##r##0, b0, ONNXC_AV(r), (r) & 3);
+#define ONNXC_F2(r) ONNXC_F1(r) c##r##1 = vfmaq_laneq_f32(c##r##1, b1, ONNXC_AV(r), (r) & 3);
+#define ONNXC_F3(r) ONNXC_F2(r) c##r##2 = vfmaq_laneq_f32(c##r##2, b2, ONNXC_AV(r), (r) & 3);
+#define ONNXC_SV(r, v)                                                                          \
+  {                                                                                             \
+    float *cp_ = C + (long)r * ldc + 4 * v;                                                     \
+    vst1q_f32(cp_, acc ? vaddq_f32(c##r##v, vld1q_f32(cp_)) : c##r##v);                        \
+  }
+#define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
+#define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
+#define ONNXC_S3(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) ONNXC_SV(r, 2) }
+#define ONNXC_UK_DEF(NAME, NV)                                                                              \
+  ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *A, const float *B, long ldb, float *C, long ldc,   \
+                                      int mr, int acc, const onnxc_epi *e, int m0, int n0) {                \
+    int k;                                                                                                  \
+    ONNXC_ROWS8(ONNXC_D##NV)                                                                                \
+    for (k = 0; k < kc; k++) {                                                                              \
+      const float32x4_t a0 = vld1q_f32(A), a1 = vld1q_f32(A + 4);                                           \
+      ONNXC_B##NV                                                                                           \
+      ONNXC_ROWS8(ONNXC_F##NV)                                                                              \
+      A += 8;                                                                                               \
+      B += ldb;                                                                                             \
+    }                                                                                                       \
+    ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
+    if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, 4 * NV);                                                   \
+  }
+ONNXC_UK_DEF(onnxc_uk1, 1)
+ONNXC_UK_DEF(onnxc_uk2, 2)
+ONNXC_UK_DEF(onnxc_uk3, 3)
+
+/* C[0..mr)[0..nr) (+)= A-panel x B (ldb) for nr <= 12 columns when B has w = nr rounded up to
+   4 readable columns (zero past nr): whole vectors straight into C, else the tile summed on
+   the stack and its nr columns added to C. */
+ONNXC_MAYBE_UNUSED static void onnxc_uk_w(int kc, const float *A, const float *B, long ldb, float *C, long ldc,
+                                          int mr, int nr, int acc, const onnxc_epi *e, int m0, int n0) {
+  float ct[8 * ONNXC_NR];
+  const int w = (nr + 3) / 4 * 4;
+  int i, j;
+  if (w == nr) {
+    if (nr == 12) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, acc, e, m0, n0);
+    else if (nr == 8) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, acc, e, m0, n0);
+    else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, acc, e, m0, n0);
+    return;
+  }
+  if (w == 12) onnxc_uk3(kc, A, B, ldb, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
+  else if (w == 8) onnxc_uk2(kc, A, B, ldb, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
+  else onnxc_uk1(kc, A, B, ldb, ct, w, mr, 0, (const onnxc_epi *)0, 0, 0);
+  for (i = 0; i < mr; i++)
+    for (j = 0; j < nr; j++) C[(long)i * ldc + j] = acc ? C[(long)i * ldc + j] + ct[i * w + j] : ct[i * w + j];
+  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+}
+
+/* C[0..mr)[0..nr) (+)= A-panel (8 rows, all read: rows past M are zero) x B-strip (nr <= 12
+   columns), then the epilogue.  A strip that is not whole vectors (only the last one of a
+   product whose N is not a multiple of 4) is copied zero-padded to the stack first. */
+ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+  float bb[ONNXC_KC * ONNXC_NR];
+  const int w = (nr + 3) / 4 * 4;
+  int k, j;
+  (void)pf;
+  if (w == nr) {
+    onnxc_uk_w(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0);
+    return;
+  }
+  for (k = 0; k < kc; k++)
+    for (j = 0; j < w; j++) bb[k * w + j] = j < nr ? B[(long)k * ldb + j] : 0.0f;
+  onnxc_uk_w(kc, A, bb, w, C, ldc, mr, nr, acc, e, m0, n0);
+}
 #else
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
@@ -356,9 +464,53 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
 }
 #endif
 
+#if defined(ONNXC_NEON)
+/* c[0..w) = sum_k a[k lda] b[k ldb + 0..w): strips of 32 columns (eight accumulators hide the
+   FMA latency), then single vectors, then single columns. */
+ONNXC_MAYBE_UNUSED static void onnxc_gemv4(int w, int K, const float *a, long lda, const float *b, long ldb, float *c) {
+  int j = 0, k;
+  for (; j + 32 <= w; j += 32) {
+    float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    const float *p = b + j;
+    for (k = 0; k < K; k++, p += ldb) {
+      const float32x4_t x = vdupq_n_f32(a[(long)k * lda]);
+      s0 = vfmaq_f32(s0, x, vld1q_f32(p));
+      s1 = vfmaq_f32(s1, x, vld1q_f32(p + 4));
+      s2 = vfmaq_f32(s2, x, vld1q_f32(p + 8));
+      s3 = vfmaq_f32(s3, x, vld1q_f32(p + 12));
+      s4 = vfmaq_f32(s4, x, vld1q_f32(p + 16));
+      s5 = vfmaq_f32(s5, x, vld1q_f32(p + 20));
+      s6 = vfmaq_f32(s6, x, vld1q_f32(p + 24));
+      s7 = vfmaq_f32(s7, x, vld1q_f32(p + 28));
+    }
+    vst1q_f32(c + j, s0);
+    vst1q_f32(c + j + 4, s1);
+    vst1q_f32(c + j + 8, s2);
+    vst1q_f32(c + j + 12, s3);
+    vst1q_f32(c + j + 16, s4);
+    vst1q_f32(c + j + 20, s5);
+    vst1q_f32(c + j + 24, s6);
+    vst1q_f32(c + j + 28, s7);
+  }
+  for (; j + 4 <= w; j += 4) {
+    float32x4_t s0 = vdupq_n_f32(0.0f);
+    for (k = 0; k < K; k++) s0 = vfmaq_f32(s0, vdupq_n_f32(a[(long)k * lda]), vld1q_f32(b + (long)k * ldb + j));
+    vst1q_f32(c + j, s0);
+  }
+  for (; j < w; j++) {
+    float s0 = 0.0f;
+    for (k = 0; k < K; k++) s0 += a[(long)k * lda] * b[(long)k * ldb + j];
+    c[j] = s0;
+  }
+}
+#endif
+
 /* One-row product (M = 1, e.g. a batch-1 fully connected layer): c[n] = sum_k a[k] B[k][n],
    columns in strips of 128 (AVX-512) so that eight accumulators hide the FMA latency. */
 ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda, const float *B, long ldb, float *c) {
+#if defined(ONNXC_NEON)
+  onnxc_gemv4(N, K, a, lda, B, ldb, c);
+#else
   int n0 = 0, k;
 #if defined(ONNXC_AVX512)
   for (; n0 < N; n0 += 128) {
@@ -399,6 +551,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda
     }
     for (j = 0; j < w; j++) c[n0 + j] = s[j];
   }
+#endif
 #endif
 }
 
@@ -452,6 +605,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
     _mm512_mask_storeu_ps(c + n0 + 80, m5, s5);
     _mm512_mask_storeu_ps(c + n0 + 96, m6, s6);
     _mm512_mask_storeu_ps(c + n0 + 112, m7, s7);
+#elif defined(ONNXC_NEON)
+    (void)k;
+    onnxc_gemv4(ws, K, a, lda, b, ws, c + n0);
 #else
     {
       float s[128];

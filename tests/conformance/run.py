@@ -13,6 +13,10 @@ them in its error, and the runner retries with them bound, once per data set.
 Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools exact; the small
 types (float8, float4, float8e8m0, int4/uint4, int2/uint2) exact by element code.
 
+Cross testing: --cc names the C compiler (e.g. aarch64-linux-gnu-gcc), --ldflags adds link flags
+(e.g. -static) and --run-wrapper runs each program through an emulator (e.g. qemu-aarch64); with
+a wrapper the runtime library is compiled from runtime_min/ by --cc instead of taken from BUILD.
+
 A case folder may hold onnxc_flags.txt: extra onnxc flags for that case (whitespace-separated,
 e.g. the training fixtures' `--gradients --loss KIND:OUTPUT`).  --link FILE.c adds a C source
 (built with the same strict flags) to every case's program: custom-op implementations.
@@ -171,9 +175,9 @@ def first_line(s):
 
 
 class Tools:
-    def __init__(self, onnxc, harness_obj, rt_lib, include, cc, cflags, link_objs=()):
+    def __init__(self, onnxc, harness_obj, rt_lib, include, cc, cflags, ldflags, wrapper, link_objs=()):
         self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
-        self.cflags = cflags
+        self.cflags, self.ldflags, self.wrapper = cflags, ldflags, wrapper
         self.link_objs = list(link_objs)  # --link: objects of extra C sources
 
 
@@ -259,20 +263,20 @@ def run_case(case_dir, tools, keep):
                 rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
                     return name, False, f"cc: {first_line(msg)}"
-                rc, msg = run_cmd([tools.cc, c_path + ".o", tools.harness_obj] + tools.link_objs + [tools.rt_lib, "-lm", "-o", exe])
+                rc, msg = run_cmd([tools.cc, c_path + ".o", tools.harness_obj] + tools.link_objs + [tools.rt_lib, "-lm", "-o", exe] + tools.ldflags)
                 if rc != 0:
                     return name, False, f"link: {first_line(msg)}"
                 built_for = key
                 break
             else:
                 return name, False, "compile: too many compile-time inputs"
-            args = [exe, work]
+            args = tools.wrapper + [exe, work]
             if WEIGHTS_FILE:
                 args.append("__weights=" + os.path.join(work, "weights.bin"))
             for nm, (f, t) in by_name.items():
                 if nm in const:
                     continue
-                raw = os.path.join(work, f"in_{len(args)}.bin")
+                raw = os.path.join(work, f"in_{len(args) - len(tools.wrapper)}.bin")
                 with open(raw, "wb") as fh:
                     fh.write(tensor_bytes(t))
                 args.append(f"{nm}={raw}")
@@ -322,6 +326,10 @@ def main():
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--cflags", default="",
                     help="extra C flags for the generated code (e.g. '-O3 -march=native' to test the SIMD paths)")
+    ap.add_argument("--ldflags", default="", help="extra link flags (e.g. -static for --run-wrapper qemu-aarch64)")
+    ap.add_argument("--run-wrapper", default="",
+                    help="command that runs the built programs (an emulator such as qemu-aarch64); the runtime "
+                         "library is then built from source with --cc")
     ap.add_argument("-k", "--filter", default=None, help="regex on case names")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ratchet", default=None, help="file of cases that must pass")
@@ -362,6 +370,9 @@ def main():
     hdir = tempfile.mkdtemp(prefix="onnxc_harness_")
     harness_obj = os.path.join(hdir, "harness.o")
     rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
+    if rc == 0 and args.run_wrapper:  # another target: BUILD's runtime library is the host's
+        rt_lib = os.path.join(hdir, "onnxc_rt.o")
+        rc, msg = run_cmd([args.cc] + CFLAGS + ["-O2", "-I", include, "-c", os.path.join(include, "onnxc_rt.c"), "-o", rt_lib])
     if rc != 0:
         print(msg)
         sys.exit(2)
@@ -373,7 +384,8 @@ def main():
             print(f"--link {src}: {msg}")
             sys.exit(2)
         link_objs.append(obj)
-    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split(), link_objs)
+    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split(), args.ldflags.split(),
+                  shlex.split(args.run_wrapper), link_objs)
 
     ratchet = set()
     if args.ratchet and os.path.exists(args.ratchet):

@@ -1,0 +1,147 @@
+/* test_conv.c: the depthwise convolution (onnxc_dw2d) and the "same" stride-1 convolution
+   (onnxc_conv_same) of templates/conv.h against a double-precision reference, on whichever
+   path the target selects.  dw2d: 3x3 with strides 1 and 2 (both ways), paddings 0-2, planes
+   from 1 x 1 to wider than a few vectors, channel multipliers 1 and 2; 5x5 and dilated 3x3 for
+   the general path.  conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
+   blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
+   or Clip.  Prints one line per failure and exits non-zero on any. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "common.h"
+#include "gemm.h"
+#include "conv.h"
+
+static unsigned rng = 4321u;
+static float frand(void) {
+  rng = rng * 1103515245u + 12345u;
+  return (float)((rng >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static int failures;
+
+static void one(int CO, int mult, int IH, int IW, int K, int SH, int SW, int P, int D, int act) {
+  const int CI = CO / mult, OH = (IH + 2 * P - D * (K - 1) - 1) / SH + 1, OW = (IW + 2 * P - D * (K - 1) - 1) / SW + 1;
+  const long IHW = (long)IH * IW, OHW = (long)OH * OW;
+  float *x = calloc((size_t)(CI * IHW), sizeof(float)), *w = calloc((size_t)(CO * K * K), sizeof(float));
+  float *y = calloc((size_t)(CO * OHW), sizeof(float)), *r = calloc((size_t)(CO * OHW), sizeof(float));
+  float bias[16];
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  int oc, oh, ow, kh, kw, i;
+  for (i = 0; i < CI * IHW; i++) x[i] = frand();
+  for (i = 0; i < CO * K * K; i++) w[i] = frand();
+  for (i = 0; i < CO * OHW; i++) r[i] = frand();
+  for (i = 0; i < 16; i++) bias[i] = frand();
+  for (i = 0; i < CO * OHW; i++) y[i] = 1e30f;
+  e.bias = bias;
+  e.res = r;
+  e.ldr = OHW;
+  e.act = act;
+  e.alpha = -0.3f;
+  e.beta = 0.4f;
+  onnxc_dw2d(CO, mult, x, IH, IW, w, K, K, SH, SW, P, P, D, D, y, OH, OW, &e);
+  for (oc = 0; oc < CO; oc++)
+    for (oh = 0; oh < OH; oh++)
+      for (ow = 0; ow < OW; ow++) {
+        double s = 0, mag = 1, g = y[oc * OHW + oh * OW + ow];
+        for (kh = 0; kh < K; kh++)
+          for (kw = 0; kw < K; kw++) {
+            const int ih = oh * SH - P + kh * D, iw = ow * SW - P + kw * D;
+            if (ih >= 0 && ih < IH && iw >= 0 && iw < IW) {
+              s += (double)w[(oc * K + kh) * K + kw] * x[(oc / mult) * IHW + ih * IW + iw];
+              mag += fabs(s);
+            }
+          }
+        s += bias[oc] + r[oc * OHW + oh * OW + ow];
+        if (act == ONNXC_ACT_RELU) s = s > 0 ? s : 0;
+        if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
+        if (!(fabs(g - s) <= 1e-5 * mag)) {
+          printf("FAIL dw2d CO=%d mult=%d %dx%d K=%d stride %d,%d pad %d dil %d at (%d,%d,%d): got %.9g, want %.9g\n", CO,
+                 mult, IH, IW, K, SH, SW, P, D, oc, oh, ow, g, s);
+          failures++;
+          oc = CO, oh = OH, ow = OW;
+        }
+      }
+  free(x), free(w), free(y), free(r);
+}
+
+/* onnxc_conv_same: a "same" stride-1 convolution, weights packed like onnxc_pack_a */
+static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
+  const int KP = KH * KW, K = C * KP, PH = D * (KH - 1) / 2, PW = D * (KW - 1) / 2;
+  const long N = (long)H * W;
+  float *x = calloc((size_t)(C * N), sizeof(float)), *w = calloc((size_t)(M * K), sizeof(float));
+  float *wp = calloc((size_t)((M + 7) / 8 * 8 * K), sizeof(float)), *y = calloc((size_t)(M * N), sizeof(float));
+  float *r = calloc((size_t)(M * N), sizeof(float)), *bias = calloc((size_t)M, sizeof(float));
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  int m, c, oh, ow, kh, kw, i;
+  for (i = 0; i < C * N; i++) x[i] = frand();
+  for (i = 0; i < M * K; i++) w[i] = frand();
+  for (i = 0; i < M * N; i++) r[i] = frand(), y[i] = 1e30f;
+  for (i = 0; i < M; i++) bias[i] = frand();
+  onnxc_pack_a(M, K, w, K, 1, wp);
+  e.bias = bias;
+  e.res = act == ONNXC_ACT_RELU ? r : (const float *)0;
+  e.ldr = N;
+  e.act = act;
+  e.alpha = -0.3f;
+  e.beta = 0.4f;
+  onnxc_conv_same(M, C, H, W, KH, KW, D, D, PH, PW, x, wp, y, &e);
+  for (m = 0; m < M; m++)
+    for (oh = 0; oh < H; oh++)
+      for (ow = 0; ow < W; ow++) {
+        double s = 0, mag = 1, g = y[m * N + oh * W + ow];
+        for (c = 0; c < C; c++)
+          for (kh = 0; kh < KH; kh++)
+            for (kw = 0; kw < KW; kw++) {
+              const int ih = oh - PH + kh * D, iw = ow - PW + kw * D;
+              if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+                const double t = (double)w[(long)m * K + (c * KH + kh) * KW + kw] * x[c * N + ih * W + iw];
+                s += t;
+                mag += fabs(t);
+              }
+            }
+        s += bias[m] + (e.res ? r[m * N + oh * W + ow] : 0.0);
+        if (act == ONNXC_ACT_RELU) s = s > 0 ? s : 0;
+        if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
+        if (!(fabs(g - s) <= 1e-5 * mag)) {
+          printf("FAIL conv_same M=%d C=%d %dx%d K=%dx%d dil %d at (%d,%d,%d): got %.9g, want %.9g\n", M, C, H, W, KH,
+                 KW, D, m, oh, ow, g, s);
+          failures++;
+          m = M, oh = H, ow = W;
+        }
+      }
+  free(x), free(w), free(wp), free(y), free(r), free(bias);
+}
+
+int main(void) {
+  static const int dims[] = {1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 17, 20, 33};
+  const int nd = (int)(sizeof dims / sizeof dims[0]);
+  int hi, wi, s, p, cases = 0;
+  for (hi = 0; hi < nd; hi++)
+    for (wi = 0; wi < nd; wi++)
+      for (s = 0; s < 4; s++)
+        for (p = 0; p <= 2; p++) {
+          if (dims[hi] + 2 * p < 3 || dims[wi] + 2 * p < 3) continue;
+          one(3, 1, dims[hi], dims[wi], 3, 1 + (s & 1), 1 + (s >> 1), p, 1, p == 1 ? ONNXC_ACT_RELU : ONNXC_ACT_CLIP);
+          cases++;
+        }
+  for (hi = 4; hi < nd; hi++) {
+    one(4, 2, dims[hi], dims[hi] + 3, 3, 2, 2, 1, 1, ONNXC_ACT_RELU);
+    one(2, 1, dims[hi], dims[hi], 5, 1, 1, 2, 1, ONNXC_ACT_NONE);
+    one(2, 1, dims[hi], dims[hi] + 1, 3, 1, 1, 2, 2, ONNXC_ACT_CLIP);
+    cases += 3;
+  }
+  {
+    static const int hw[][2] = {{1, 5}, {1, 13}, {3, 3}, {5, 7}, {6, 13}, {14, 14}, {9, 4}};
+    static const int mc[][2] = {{1, 1}, {8, 3}, {9, 17}, {20, 5}};
+    static const int kk[][3] = {{3, 3, 1}, {5, 5, 1}, {3, 3, 2}, {1, 3, 1}, {1, 9, 1}, {7, 7, 1}};
+    int a, b, c;
+    for (a = 0; a < 7; a++)
+      for (b = 0; b < 4; b++)
+        for (c = 0; c < 6; c++) {
+          same(mc[b][0], mc[b][1], hw[a][0], hw[a][1], kk[c][0], kk[c][1], kk[c][2], c % 2 ? ONNXC_ACT_CLIP : ONNXC_ACT_RELU);
+          cases++;
+        }
+  }
+  printf("%d cases, %d failures\n", cases, failures);
+  return failures != 0;
+}
