@@ -46,15 +46,7 @@ typedef struct AD {
 
 /* ---- building nodes ------------------------------------------------------------------------ */
 
-static Attr *attr_add(AD *ad, Node *n, const char *name, int type) {
-  Attr *a = arena_alloc(&ad->ctx->arena, sizeof(Attr) * (size_t)(n->n_attrs + 1));
-  if (n->n_attrs) memcpy(a, n->attrs, sizeof(Attr) * (size_t)n->n_attrs);
-  n->attrs = a;
-  Attr *x = &a[n->n_attrs++];
-  x->name = name;
-  x->type = type;
-  return x;
-}
+static Attr *attr_add(AD *ad, Node *n, const char *name, int type) { return node_add_attr(ad->ctx, n, name, type); }
 
 static void set_i(AD *ad, Node *n, const char *name, int64_t v) { attr_add(ad, n, name, ATTR_INT)->i = v; }
 static void set_f(AD *ad, Node *n, const char *name, float v) { attr_add(ad, n, name, ATTR_FLOAT)->f = v; }
@@ -658,20 +650,11 @@ static void r_pool(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
   done(ad, g);
 }
 
-static bool bn_training(const Node *n) {
-  bool extra = false;
-  for (int k = 1; k < n->n_outputs; k++)
-    if (n->outputs[k]) extra = true;
-  if (n->opset >= 14) return attr_i(n, "training_mode", 0) != 0;
-  if (n->opset >= 9) return extra;
-  return extra && attr_i(n, "is_test", 0) == 0;
-}
-
 static void r_batchnorm(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
   for (int k = 1; k < n->n_outputs; k++)
     if (dy[k]) fail_node(ad->ctx, n, "no gradient rule for the running statistics outputs of BatchNormalization");
   if (n->opset < 9 && attr_i(n, "spatial", 1) == 0) fail_node(ad->ctx, n, "no gradient rule for BatchNormalization with spatial=0");
-  bool train = bn_training(n);
+  bool train = bn_training_mode(n);
   Value *ins[5] = {dy[0], in(n, 0), in(n, 1), train ? NULL : in(n, 3), train ? NULL : in(n, 4)};
   Node *g = mk(ad, "BatchNormGrad", GD, 5, ins, 3);
   set_f(ad, g, "epsilon", attr_f(n, "epsilon", 1e-5f));

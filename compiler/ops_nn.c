@@ -1182,7 +1182,7 @@ static void unpool_emit(Emit *e, Node *n) {
 
 /* Batch statistics (training) mode: opset >= 14 training_mode; 9..13 more than one output;
    < 9 is_test = 0 with more than one output. */
-static bool bn_training(const Node *n) {
+bool bn_training_mode(const Node *n) {
   bool extra = false;
   for (int k = 1; k < n->n_outputs; k++)
     if (n->outputs[k]) extra = true;
@@ -1206,7 +1206,7 @@ static void bn_infer(Ctx *ctx, Node *n) {
     if (!dtype_is_float(n->inputs[k]->dtype)) fail_node(ctx, n, "parameters must be float types");
     require_numel(ctx, n, k, spatial ? C : C * S, "a parameter");
   }
-  if (!spatial && bn_training(n)) fail_node(ctx, n, "training with spatial=0 is not supported");
+  if (!spatial && bn_training_mode(n)) fail_node(ctx, n, "training with spatial=0 is not supported");
   value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
   for (int k = 1; k < n->n_outputs; k++)
     if (n->outputs[k]) {
@@ -1226,7 +1226,7 @@ static void bn_emit(Emit *e, Node *n) {
   for (int k = 1; k < 5; k++) P[k] = fmt(e, "X%d", k);
 #define PL(k, idx) c_load(e, n->inputs[k]->dtype, fmt(e, "%s[%s]", P[k], idx))
   bool spatial = n->opset >= 9 || attr_i(n, "spatial", 1) != 0;
-  if (!bn_training(n)) {
+  if (!bn_training_mode(n)) {
     loop(e, "nb", N);
     loop(e, "c", C);
     ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
@@ -1276,7 +1276,11 @@ static void bn_emit(Emit *e, Node *n) {
   ep(e, "yp[i] = %s;", c_store(e, dt, fmt(e, "%s * a + b", c_load(e, dt, "xp[i]"))));
   ep(e, "}");
   ep(e, "}");
-  const char *stat[5] = {NULL, "mean", "var", "mean", "var"};
+  /* the running variance blends in the batch variance as ONNX defines it (biased); onnxc
+     --train sets onnxc.unbiased_var to blend in the unbiased one, as torch.nn.BatchNorm does */
+  const char *uvar = "var";
+  if (attr_i(n, "onnxc.unbiased_var", 0) && N * S > 1) uvar = fmt(e, "var * %s", c_lit(e, ct, (double)(N * S) / (double)(N * S - 1)));
+  const char *stat[5] = {NULL, "mean", uvar, "mean", "var"};
   for (int k = 1; k < n->n_outputs && k < 5; k++) {
     Value *o = n->outputs[k];
     if (!o) continue;

@@ -219,10 +219,12 @@ static void plan_graph(Ctx *ctx, const CompileOptions *opt, Graph *g) {
   plan_best_order(ctx, g);
 }
 
-/* The model loaded afresh with the parameters of ts as run-time inputs, inferred. */
-static void load_bound(Ctx *ctx, TrainSpec *ts) {
+/* The model loaded afresh with the parameters of ts as run-time inputs, inferred (eval:
+   BatchNormalization on the running statistics). */
+static void load_bound(Ctx *ctx, TrainSpec *ts, bool eval) {
   reload(ctx);
   train_bind_params(ctx, ts, ctx->graph);
+  if (eval) train_eval_mode(ctx, ctx->graph);
   infer_and_fold(ctx, ctx->graph);
   flatten_sequence_outputs(ctx, ctx->graph);
   dump(ctx, "infer");
@@ -242,15 +244,16 @@ static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_pat
   flatten_sequence_outputs(ctx, ctx->graph);
   autodiff(ctx, ctx->graph, opt);
   train_collect_params(ctx, ts, ctx->graph);
+  train_collect_stats(ctx, ts, ctx->graph);
   /* 2. the training step over run-time parameters */
-  load_bound(ctx, ts);
+  load_bound(ctx, ts, false);
   autodiff(ctx, ctx->graph, opt);
   dump(ctx, "autodiff");
   train_check_gradients(ctx, ts, ctx->graph);
   ts->train = ctx->graph;
   plan_graph(ctx, opt, ts->train);
   /* 3. inference over the same parameters */
-  load_bound(ctx, ts);
+  load_bound(ctx, ts, true);
   ts->infer = ctx->graph;
   plan_graph(ctx, opt, ts->infer);
   train_layout(ctx, ts);

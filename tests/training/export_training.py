@@ -83,12 +83,12 @@ class BasicBlock(nn.Module):
 class ResNetBN(nn.Module):
     """Residual CNN with BatchNorm in training mode (batch statistics), GlobalAveragePool."""
 
-    def __init__(self):
+    def __init__(self, width=16, classes=4):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
         self.l1 = BasicBlock(8, 8, 1)
-        self.l2 = BasicBlock(8, 16, 2)
-        self.fc = nn.Linear(16, 4)
+        self.l2 = BasicBlock(8, width, 2)
+        self.fc = nn.Linear(width, classes)
 
     def forward(self, x):
         x = self.l2(self.l1(self.stem(x)))

@@ -299,7 +299,7 @@ def write_case(root, case, rng):
 
 
 def cli_checks(onnxc, work):
-    """User errors of --gradients/--loss/--freeze: exit status 1 and one clear line."""
+    """User errors of --gradients/--loss/--freeze/--train: exit status 1 and one clear line."""
     g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Sin", ["h"], ["y"])], "g",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
@@ -317,14 +317,26 @@ def cli_checks(onnxc, work):
         (["--loss", "mse"], "need --gradients"),
         (["--gradients", "--loss", "output:y"], "must have one element"),
     ]
+    # --train runs inference in eval mode: a model that reads BatchNormalization's running statistics
+    bn = helper.make_graph([helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                                             training_mode=1)], "bn",
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+                            helper.make_tensor_value_info("rm", TensorProto.FLOAT, [3])],
+                           [numpy_helper.from_array(np.full(3, k, np.float32), n) for k, n in enumerate("sbmv")])
+    bn_path = os.path.join(work, "bn.onnx")
+    onnx.save(helper.make_model(bn, opset_imports=[helper.make_opsetid("", 15)]), bn_path)
+    checks = [(path, a, w) for a, w in checks] + [
+        (bn_path, ["--train", "--loss", "mse:y", "--optimizer", "sgd:lr=0.1"], "reads its statistics output 'rm'")]
     failed = 0
-    for args, want in checks:
+    for path, args, want in checks:
         p = subprocess.run([onnxc, path, "-o", os.path.join(work, "m.c")] + args, capture_output=True, text=True, timeout=30)
         lines = p.stderr.splitlines()
         ok = p.returncode == 1 and len(lines) == 1 and want in lines[0] and lines[0].startswith("onnxc: error: ")
         print(f"{'PASS' if ok else 'FAIL'} cli {' '.join(args)}: {p.stderr.strip()!r}")
         failed += not ok
-    p = subprocess.run([onnxc, path, "-o", os.path.join(work, "m.c"), "--gradients", "--loss", "mse:h"], capture_output=True, text=True)
+    p = subprocess.run([onnxc, checks[0][0], "-o", os.path.join(work, "m.c"), "--gradients", "--loss", "mse:h"],
+                       capture_output=True, text=True)
     ok = p.returncode == 0
     print(f"{'PASS' if ok else 'FAIL'} cli --gradients --loss mse:h: {p.stderr.strip()!r}")
     return failed + (not ok)
