@@ -683,19 +683,21 @@ static void r_layernorm(AD *ad, Node *n, Value **dy, const bool *want, Value **d
   for (int k = 0; k < 3; k++) dx[k] = o[k];
 }
 
-static void r_lstm(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
+/* LSTM, GRU, RNN: <op>Grad(forward inputs..., dY, dY_h[, dY_c]) -> gradients of X, W, R, B,
+   initial_h[, initial_c, P] (ops_grad.c). */
+static void r_recurrent(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
+  bool lstm = !strcmp(n->op_type, "LSTM");
+  int nfw = lstm ? 8 : 6, nout = lstm ? 7 : 5, ndy = lstm ? 3 : 2;
   Value *ins[11];
-  for (int k = 0; k < 8; k++) ins[k] = k < n->n_explicit ? orig_in(ad, n, k) : NULL;
-  ins[8] = dy[0];
-  ins[9] = n->n_outputs > 1 ? dy[1] : NULL;
-  ins[10] = n->n_outputs > 2 ? dy[2] : NULL;
-  Node *g = mk(ad, "LSTMGrad", GD, 11, ins, 7);
+  for (int k = 0; k < nfw; k++) ins[k] = k < n->n_explicit ? orig_in(ad, n, k) : NULL;
+  for (int k = 0; k < ndy; k++) ins[nfw + k] = k < n->n_outputs ? dy[k] : NULL;
+  Node *g = mk(ad, arena_printf(&ad->ctx->arena, "%sGrad", n->op_type), GD, nfw + ndy, ins, nout);
   copy_attrs(ad, g, n);
   static const int src[7] = {0, 1, 2, 3, 5, 6, 7};
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < nout; k++)
     if (src[k] < n->n_inputs && want[src[k]]) out(ad, g, k);
   done(ad, g);
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < nout; k++)
     if (g->outputs[k]) dx[src[k]] = g->outputs[k];
 }
 
@@ -715,7 +717,8 @@ static const Rule rules[] = {
     {"ReduceSum", r_reduce}, {"ReduceMean", r_reduce}, {"GlobalAveragePool", r_gap},
     {"Softmax", r_softmax}, {"LogSoftmax", r_softmax}, {"Gemm", r_gemm}, {"MatMul", r_matmul},
     {"Conv", r_conv}, {"MaxPool", r_pool}, {"AveragePool", r_pool},
-    {"BatchNormalization", r_batchnorm}, {"LayerNormalization", r_layernorm}, {"LSTM", r_lstm},
+    {"BatchNormalization", r_batchnorm}, {"LayerNormalization", r_layernorm}, {"LSTM", r_recurrent},
+    {"GRU", r_recurrent}, {"RNN", r_recurrent},
 };
 
 static RuleFn find_rule(const Node *n) {
@@ -937,8 +940,9 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
       fail_node(ctx, n, "no gradient rule for op %s%s%s (it lies between a trainable initializer and the loss; "
                 "--freeze the initializers before it to stop gradients here)", *n->domain ? n->domain : "",
                 *n->domain ? "::" : "", n->op_type);
-    /* a missing gradient of output 0 reads as zeros (Split and LSTM take each one as given) */
-    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && strcmp(n->op_type, "LSTM")) {
+    /* a missing gradient of output 0 reads as zeros (Split and the recurrent ops take each one
+       as given) */
+    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && !is_rnn(n)) {
       Value *o = n->outputs[0];
       dy[0] = c_fill(ad, o->dtype, o->rank, o->dims, 0);
     }
