@@ -975,4 +975,5 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
     gv->is_output = true;
     vec_push(&ctx->arena, &g->outputs, gv);
   }
+  if (opt->recompute) recompute_forward(ctx, g, n_fwd);
 }

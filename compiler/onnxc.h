@@ -381,6 +381,7 @@ typedef struct CompileOptions {
   bool gradients;             /* --gradients: emit loss + gradients instead of the outputs */
   const char *loss;           /* --loss KIND[:OUTPUT] */
   const char *freeze[32]; int n_freeze; /* --freeze NAME,... (repeatable) */
+  bool recompute;             /* --recompute: cheap forward values recomputed in the backward pass */
   /* on-device training (train.c, emit_train.c) */
   bool train;                 /* --train: training step + inference with run-time weights */
   const char *optimizer;      /* --optimizer OPT[:k=v,...] */
@@ -389,6 +390,9 @@ typedef struct CompileOptions {
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
+/* recompute.c: after autodiff (nodes [0, n_fwd) the forward pass): gradient nodes read clones
+   of cheap forward nodes instead of forward values kept across the backward pass. */
+void recompute_forward(Ctx *ctx, Graph *g, int n_fwd);
 
 /* ---- train.c: onnxc --train --------------------------------------------------------- */
 /*

@@ -103,14 +103,15 @@ def main():
     # --train: the training step + inference file (SGD and AdamW; BatchNorm running statistics),
     # same contract
     sgd = "sgd:lr=0.1,momentum=0.9,nesterov=1"
-    for fx, opt in (("mlp_ce", sgd), ("mlp_ce", "adamw"), ("cnn_ce", sgd), ("cnn_ce", "adamw"), ("resnet_bn_ce", sgd)):
+    for fx, opt, extra in (("mlp_ce", sgd, []), ("mlp_ce", "adamw", []), ("cnn_ce", sgd, []), ("cnn_ce", "adamw", []),
+                           ("resnet_bn_ce", sgd, []), ("resnet_bn_ce", "adamw", ["--recompute"])):
         loss = "cross_entropy:output"
         m = os.path.join(ROOT, "tests", "training", "train_curve", fx, "model.onnx")
-        rel = f"--train {fx} {opt.split(':')[0]}"
+        rel = f"--train {fx} {opt.split(':')[0]}{''.join(' ' + x for x in extra)}"
         a, b = os.path.join(work, "ta"), os.path.join(work, "tb")
         os.makedirs(a, exist_ok=True)
         os.makedirs(b, exist_ok=True)
-        flags = ["--train", "--loss", loss, "--optimizer", opt]
+        flags = ["--train", "--loss", loss, "--optimizer", opt, *extra]
         r1 = sh([onnxc, m, *flags, "-o", os.path.join(a, "net.c")])
         r2 = sh([onnxc, m, *flags, "-o", os.path.join(b, "net.c")])
         if r1[0] or r2[0]:

@@ -58,6 +58,7 @@ def main():
                        (train + ["--loss", "mse:y", "--optimizer", "adamw:momentum=0.9"], "unknown parameter 'momentum'"),
                        (train + ["--loss", "mse:y", "--optimizer", "sgd:momentum=0.9"], "needs a learning rate"),
                        (["x.onnx", "-o", "x.c", "--optimizer", "sgd:lr=1"], "--optimizer needs --train"),
+                       (["x.onnx", "-o", "x.c", "--recompute"], "--recompute needs --gradients or --train"),
                        (["export-weights", "x.onnx"], "export-weights takes")):
         p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
         lines = p.stderr.splitlines()

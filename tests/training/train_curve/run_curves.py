@@ -8,7 +8,7 @@ switched to inference mode, as <name>_infer runs it).  With BatchNorm, the expor
 statistics must match torch's buffers and <name>_infer torch's eval-mode output (1e-4).  A
 tampered, a truncated and another model's state blob must be rejected with ONNXC_ERR_FORMAT.
 
-usage: run_curves.py --build BUILD [--rtol 1e-3] [-k SUBSTRING]
+usage: run_curves.py --build BUILD [--rtol 1e-3] [-k SUBSTRING] [--flag=ONNXC_FLAG ...]
 """
 import argparse
 import json
@@ -137,6 +137,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("-k", default="")
+    ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable), e.g. --recompute")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
     onnxc = os.path.join(os.path.abspath(args.build), "onnxc")
@@ -165,7 +166,7 @@ def main():
                 os.makedirs(w)
                 try:
                     sh([onnxc, os.path.join(d, "model.onnx"), "--train", "--loss", c["loss"], "--optimizer", c["optimizer"],
-                        "-o", os.path.join(w, "net.c")])
+                        "-o", os.path.join(w, "net.c"), *args.flag])
                     sess = ort.InferenceSession(os.path.join(d, "model.onnx"), providers=["CPUExecutionProvider"])
                     out_shape = sess.get_outputs()[0].shape
                     out_n = int(np.prod(out_shape))
