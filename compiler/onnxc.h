@@ -518,6 +518,12 @@ typedef void (*BodyFn)(Emit *e, void *arg);
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
                           void *arg);
 
+/* `dst[j] += sum over q < n of expr[j]` for k <= 4 sums at once (expr[j] reads the index `q`,
+   of C type `it`): 16 independent lanes of type T per sum, which compilers vectorize without
+   reassociating (no -ffast-math), added into dst[j] (e.g. a double) at the end. */
+void emit_lane_sums(Emit *e, const char *T, const char *it, int64_t n, int k, const char *const *dst,
+                    const char *const *expr);
+
 /* Includes templates/<name>.h in this model's C file, once, after templates/common.h (kernel
    helpers shared by node functions). */
 void emit_use_template(Emit *e, const char *name);

@@ -415,6 +415,78 @@ static int cg_open(Emit *e, const GGeo *g) {
   return open;
 }
 
+/* float: per image and group, with the GEMM of templates/gemm.h on the image's patch matrix
+   col [Cg*KP][OHW] (im2col, zero where a tap falls in the padding):
+     dW^T = col dY^T   ([Cg*KP][Mg], added transposed into dW; dY^T: the image's dY transposed)
+     dcol = W^T dY     ([Cg*KP][OHW] in col's place, scattered back into dX: col2im)
+   all in scratch.  With less scratch than that (the planner's cap), or in double, the direct
+   loops below. */
+static int64_t cg_gemm_scratch(const CG *c, const Node *n) {
+  int64_t CK = c->Cg * c->KP;
+  return (c->OHW * CK + (node_out(n, 1) ? c->OHW * c->Mg + CK * c->Mg : 0)) * (int64_t)sizeof(float);
+}
+
+static int64_t cg_scratch(Ctx *ctx, Node *n) {
+  CG c;
+  cg_info(ctx, n, &c);
+  if (n->inputs[0]->dtype != DT_FLOAT) return 0;
+  int64_t b = cg_gemm_scratch(&c, n);
+  return n->scratch_cap >= 0 && b > n->scratch_cap ? 0 : b;
+}
+
+/* For every channel c of the group and tap of image nb: the row cr of the patch matrix col
+   and `xc`, channel c's plane of X or dX (decl: its declaration up to the base pointer);
+   `body` (with %lld for the stride) runs for the valid outputs ow of each output row. */
+static void cg_col_loops(Emit *e, const CG *c, const char *decl, const char *body) {
+  loopv(e, "c", c->Cg);
+  ep(e, "%s + (nb * %lld + gi * %lld + c) * %lld;", decl, LL(c->C), LL(c->Cg), LL(c->IHW));
+  int open = cg_open(e, &c->g);
+  ep(e, "float *cr = col + (c * %lld + kidx) * %lld + yr;", LL(c->KP), LL(c->OHW));
+  ep(e, "for (%s ow = lo; ow < hi; ow++) %s;", IT, fmt(e, body, LL(c->g.s[c->g.r - 1])));
+  for (int i = 0; i < open; i++) ep(e, "}");
+  ep(e, "}");
+}
+
+static void cg_emit_gemm(Emit *e, Node *n, const CG *c) {
+  int64_t CK = c->Cg * c->KP, O = c->OHW, Mg = c->Mg;
+  emit_use_template(e, "gemm");
+  ep(e, "float *col = (float *)(void *)W;");
+  if (node_out(n, 1)) {
+    ep(e, "float *dyt = col + %lld;", LL(O * CK));
+    ep(e, "float *tmp = dyt + %lld;", LL(O * Mg));
+    ep(e, "if (Y1) memset(Y1, 0, %lld);", LL(c->M * CK * 4));
+  }
+  if (node_out(n, 0)) ep(e, "if (Y0) memset(Y0, 0, %lld);", LL(c->N * c->C * c->IHW * 4));
+  loopv(e, "nb", c->N);
+  loopv(e, "gi", c->G);
+  ep(e, "const float *dy = X0 + (nb * %lld + gi * %lld) * %lld;", LL(c->M), LL(Mg), LL(O));
+  if (node_out(n, 1)) {
+    ep(e, "if (Y1) {");
+    ep(e, "float *dw = Y1 + gi * %lld;", LL(Mg * CK));
+    ep(e, "memset(col, 0, %lld);", LL(O * CK * 4));
+    cg_col_loops(e, c, "const float *xc = X1", "cr[ow] = xc[xr + ow * %lld]");
+    loopv(e, "m", Mg);
+    ep(e, "for (%s o = 0; o < %lld; o++) dyt[o * %lld + m] = dy[m * %lld + o];", IT, LL(O), LL(Mg), LL(O));
+    ep(e, "}");
+    ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, col, %lld, 1, dyt, %lld, tmp, %lld, (const onnxc_epi *)0);", LL(CK), LL(Mg),
+       LL(O), LL(O), LL(Mg), LL(Mg));
+    loopv(e, "m", Mg);
+    ep(e, "for (%s k = 0; k < %lld; k++) dw[m * %lld + k] += tmp[k * %lld + m];", IT, LL(CK), LL(CK), LL(Mg));
+    ep(e, "}");
+    ep(e, "}");
+  }
+  if (node_out(n, 0)) {
+    ep(e, "if (Y0) {");
+    /* dcol = W_g^T dY: A(ck, m) = W[(gi Mg + m) CK + ck] */
+    ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, X2 + gi * %lld, 1, %lld, dy, %lld, col, %lld, (const onnxc_epi *)0);", LL(CK),
+       LL(O), LL(Mg), LL(Mg * CK), LL(CK), LL(O), LL(O));
+    cg_col_loops(e, c, "float *xc = Y0", "xc[xr + ow * %lld] += cr[ow]");
+    ep(e, "}");
+  }
+  ep(e, "}");
+  ep(e, "}");
+}
+
 static void cg_emit(Emit *e, Node *n) {
   set_it(n);
   CG c;
@@ -423,6 +495,10 @@ static void cg_emit(Emit *e, Node *n) {
   const char *T = c_type(dt);
   const GGeo *g = &c.g;
   int64_t S = g->s[g->r - 1];
+  if (dt == DT_FLOAT && n->scratch_bytes > 0 && (node_out(n, 0) || node_out(n, 1))) {
+    cg_emit_gemm(e, n, &c);
+    goto bias;
+  }
   if (node_out(n, 0)) {
     ep(e, "if (Y0) {");
     ep(e, "memset(Y0, 0, %lld);", LL(c.N * c.C * c.IHW * (int64_t)dtype_size(dt)));
@@ -467,6 +543,7 @@ static void cg_emit(Emit *e, Node *n) {
     ep(e, "}");
     ep(e, "}");
   }
+bias:
   if (node_out(n, 2)) {
     ep(e, "if (Y2) {");
     loopv(e, "m", c.M);
@@ -598,28 +675,33 @@ static void bng_emit(Emit *e, Node *n) {
   double eps = attr_f(n, "epsilon", 1e-5f);
   bool train = attr_i(n, "training", 0) != 0;
   loopv(e, "c", C);
+  /* per image row: sums in 16 lanes of T (they vectorize), rows added in double */
   if (train) {
     ep(e, "double sum = 0, sq = 0;");
     loopv(e, "nb", N);
     ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-    ep(e, "for (%s i = 0; i < %lld; i++) sum += xp[i];", IT, LL(S));
+    emit_lane_sums(e, T, IT, S, 1, (const char *const[]){"sum"}, (const char *const[]){"xp[q]"});
     ep(e, "}");
     ep(e, "const double mean = sum / %lld.0;", LL(NS));
+    ep(e, "const %s mt = (%s)mean;", T, T);
     loopv(e, "nb", N);
     ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-    ep(e, "for (%s i = 0; i < %lld; i++) { const double t = xp[i] - mean; sq += t * t; }", IT, LL(S));
+    emit_lane_sums(e, T, IT, S, 1, (const char *const[]){"sq"}, (const char *const[]){"(xp[q] - mt) * (xp[q] - mt)"});
     ep(e, "}");
     ep(e, "const double inv = 1 / sqrt(sq / %lld.0 + %.17g);", LL(NS), eps);
   } else {
     ep(e, "const double mean = X3[c];");
     ep(e, "const double inv = 1 / sqrt((double)X4[c] + %.17g);", eps);
   }
+  /* sum g (x - mean) first, times inv after */
+  ep(e, "const %s mt2 = (%s)mean;", T, T);
   ep(e, "double sg = 0, sgx = 0;");
   loopv(e, "nb", N);
   ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "const %s *gp = X0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-  ep(e, "for (%s i = 0; i < %lld; i++) { sg += gp[i]; sgx += (double)gp[i] * ((xp[i] - mean) * inv); }", IT, LL(S));
+  emit_lane_sums(e, T, IT, S, 2, (const char *const[]){"sg", "sgx"}, (const char *const[]){"gp[q]", "gp[q] * (xp[q] - mt2)"});
   ep(e, "}");
+  ep(e, "sgx *= inv;");
   ep(e, "if (Y1) Y1[c] = (%s)sgx;", T);
   ep(e, "if (Y2) Y2[c] = (%s)sg;", T);
   ep(e, "if (Y0) {");
@@ -631,10 +713,14 @@ static void bng_emit(Emit *e, Node *n) {
   if (train) ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "const %s *gp = X0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "%s *dp = Y0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-  if (train)
-    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = (%s)(a * (gp[i] - mg - (xp[i] - mean) * inv * mgx));", IT, LL(S), T);
-  else
-    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = (%s)(a * gp[i]);", IT, LL(S), T);
+  if (train) {
+    /* in T: dp = a g - a mg - (x - mean) a inv mgx */
+    ep(e, "const %s ta = (%s)a, tb = (%s)(a * mg), tc = (%s)(a * inv * mgx);", T, T, T, T);
+    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = ta * gp[i] - tb - (xp[i] - mt2) * tc;", IT, LL(S));
+  } else {
+    ep(e, "const %s ta = (%s)a;", T, T);
+    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = ta * gp[i];", IT, LL(S));
+  }
   ep(e, "}");
   ep(e, "}");
   ep(e, "}");
@@ -1154,7 +1240,7 @@ static const OpDef grad_rows[] = {
     GROW("Loss", loss_infer, loss_emit),
     GROW("ElementwiseGrad", ewg_infer, ewg_emit),
     GROW("SoftmaxGrad", smg_infer, smg_emit),
-    GROW("ConvGrad", cg_infer, cg_emit),
+    {"ConvGrad", GD, 1, ONNXC_MAX_OPSET, 0, cg_infer, NULL, cg_emit, cg_scratch, "float, double", NULL},
     GROW("PoolGrad", pg_infer, pg_emit),
     GROW("BatchNormGrad", bng_infer, bng_emit),
     GROW("LayerNormGrad", lng_infer, lng_emit),
