@@ -712,8 +712,17 @@ static void conv_emit(Emit *e, Node *n) {
     ep(e, "}");
     for (int d = 0; d < r; d++) ep(e, "}");
     ep(e, "}");
-    GemmNN gm = {T, "wg", "col", fmt(e, "yg + r0 * %lld", LL(OW)), "jn", "jn", NULL, KK, 1, ci.OHW, ci.Mg, KK};
-    emit_gemm_nn(e, &gm);
+    if (dt == DT_FLOAT) {
+      /* run-time float weights (training): the tile is computed once over all of K, so the
+         template GEMM (A packed on the stack) writes it, adding the bias itself */
+      emit_use_template(e, "gemm");
+      ep(e, "const onnxc_epi be = {%s, 0, 0, 0, 0, 0.0f, 0.0f};", node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci.Mg)) : "0");
+      ep(e, "onnxc_sgemm_a(%lld, jn, %lld, wg, %lld, 1, col, jn, yg + r0 * %lld, %lld, &be);", LL(ci.Mg), LL(KK), LL(KK),
+         LL(OW), LL(ci.OHW));
+    } else {
+      GemmNN gm = {T, "wg", "col", fmt(e, "yg + r0 * %lld", LL(OW)), "jn", "jn", NULL, KK, 1, ci.OHW, ci.Mg, KK};
+      emit_gemm_nn(e, &gm);
+    }
     ep(e, "}");
   }
   ep(e, "}");
