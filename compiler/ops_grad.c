@@ -384,9 +384,10 @@ static void cg_infer(Ctx *ctx, Node *n) {
 }
 
 /* Opens loops over the kernel taps and the outer output rows (all dims but the last) and
-   defines `dyr`/`xr` row offsets and the [lo, hi) range of the last output coordinate.
+   defines `yr`/`xr` row offsets and the [lo, hi) range of the last output coordinate.
+   tiled: only the first output dim's rows [r0, r0 + rn) (C variables), yr counted from r0.
    Returns the number of braces to close. */
-static int cg_open(Emit *e, const GGeo *g) {
+static int cg_open(Emit *e, const GGeo *g, bool tiled) {
   int r = g->r, open = 0;
   for (int d = 0; d < r; d++) {
     loopv(e, fmt(e, "k%d", d), g->k[d]);
@@ -403,11 +404,12 @@ static int cg_open(Emit *e, const GGeo *g) {
   ep(e, "if (hi <= lo) continue;");
   const char *yrow = "0", *xrow = "0";
   for (int d = 0; d < l; d++) {
-    loopv(e, fmt(e, "o%d", d), g->out[d]);
+    if (d == 0 && tiled) ep(e, "for (%s o0 = r0; o0 < r0 + rn; o0++) {", IT);
+    else loopv(e, fmt(e, "o%d", d), g->out[d]);
     open++;
     ep(e, "const %s i%d = o%d * %lld + off%d;", IT, d, d, LL(g->s[d]), d);
     ep(e, "if (i%d < 0 || i%d >= %lld) continue;", d, d, LL(g->in[d]));
-    yrow = d == 0 ? "o0" : fmt(e, "(%s) * %lld + o%d", yrow, LL(g->out[d]), d);
+    yrow = d == 0 ? (tiled ? "(o0 - r0)" : "o0") : fmt(e, "(%s) * %lld + o%d", yrow, LL(g->out[d]), d);
     xrow = d == 0 ? "i0" : fmt(e, "(%s) * %lld + i%d", xrow, LL(g->in[d]), d);
   }
   ep(e, "const %s yr = (%s) * %lld;", IT, yrow, LL(g->out[l]));
@@ -415,33 +417,52 @@ static int cg_open(Emit *e, const GGeo *g) {
   return open;
 }
 
-/* float: per image and group, with the GEMM of templates/gemm.h on the image's patch matrix
-   col [Cg*KP][OHW] (im2col, zero where a tap falls in the padding):
-     dW^T = col dY^T   ([Cg*KP][Mg], added transposed into dW; dY^T: the image's dY transposed)
-     dcol = W^T dY     ([Cg*KP][OHW] in col's place, scattered back into dX: col2im)
-   all in scratch.  With less scratch than that (the planner's cap), or in double, the direct
-   loops below. */
-static int64_t cg_gemm_scratch(const CG *c, const Node *n) {
+/* float: per image, group and tile of output rows (rows of the first spatial dim, T output
+   positions), with the GEMM of templates/gemm.h on the tile's patch matrix col [Cg*KP][T]
+   (im2col, zero where a tap falls in the padding):
+     dW^T += col dY_t^T   ([Cg*KP][Mg] in tmp, added transposed into dW; dY_t^T transposed
+                          into dyt)
+     dcol = W^T dY_t      ([Cg*KP][T] in col's place, scattered back into dX: col2im)
+   The tile is the whole image unless the planner's scratch cap asks for fewer rows; with no
+   row fitting, or in double, the direct loops below. */
+typedef struct CGTile { int64_t R0, inner, TR; } CGTile;
+
+static int64_t cg_tile_bytes(const CG *c, const Node *n, int64_t T) {
   int64_t CK = c->Cg * c->KP;
-  return (c->OHW * CK + (node_out(n, 1) ? c->OHW * c->Mg + CK * c->Mg : 0)) * (int64_t)sizeof(float);
+  return (CK * T + (node_out(n, 1) ? T * c->Mg + CK * c->Mg : 0)) * (int64_t)sizeof(float);
+}
+
+/* TR = 0: no tile fits. */
+static void cg_tiles(const CG *c, const Node *n, CGTile *t) {
+  t->R0 = c->g.r >= 2 ? c->g.out[0] : 1;
+  t->inner = t->R0 ? c->OHW / t->R0 : 0;
+  t->TR = t->R0;
+  int64_t cap = n->scratch_cap;
+  if (cap >= 0)
+    while (t->TR > 0 && cg_tile_bytes(c, n, t->TR * t->inner) > cap) t->TR--;
+  if (t->TR > 0) {
+    int64_t tiles = (t->R0 + t->TR - 1) / t->TR; /* equal tiles */
+    t->TR = (t->R0 + tiles - 1) / tiles;
+  }
 }
 
 static int64_t cg_scratch(Ctx *ctx, Node *n) {
   CG c;
   cg_info(ctx, n, &c);
-  if (n->inputs[0]->dtype != DT_FLOAT) return 0;
-  int64_t b = cg_gemm_scratch(&c, n);
-  return n->scratch_cap >= 0 && b > n->scratch_cap ? 0 : b;
+  if (n->inputs[0]->dtype != DT_FLOAT || c.OHW == 0) return 0;
+  CGTile t;
+  cg_tiles(&c, n, &t);
+  return t.TR ? cg_tile_bytes(&c, n, t.TR * t.inner) : 0;
 }
 
-/* For every channel c of the group and tap of image nb: the row cr of the patch matrix col
-   and `xc`, channel c's plane of X or dX (decl: its declaration up to the base pointer);
+/* For every channel c of the group and tap of image nb: the row cr of the tile's patch matrix
+   col and `xc`, channel c's plane of X or dX (decl: its declaration up to the base pointer);
    `body` (with %lld for the stride) runs for the valid outputs ow of each output row. */
 static void cg_col_loops(Emit *e, const CG *c, const char *decl, const char *body) {
   loopv(e, "c", c->Cg);
   ep(e, "%s + (nb * %lld + gi * %lld + c) * %lld;", decl, LL(c->C), LL(c->Cg), LL(c->IHW));
-  int open = cg_open(e, &c->g);
-  ep(e, "float *cr = col + (c * %lld + kidx) * %lld + yr;", LL(c->KP), LL(c->OHW));
+  int open = cg_open(e, &c->g, true);
+  ep(e, "float *cr = col + (c * %lld + kidx) * tn + yr;", LL(c->KP));
   ep(e, "for (%s ow = lo; ow < hi; ow++) %s;", IT, fmt(e, body, LL(c->g.s[c->g.r - 1])));
   for (int i = 0; i < open; i++) ep(e, "}");
   ep(e, "}");
@@ -449,27 +470,33 @@ static void cg_col_loops(Emit *e, const CG *c, const char *decl, const char *bod
 
 static void cg_emit_gemm(Emit *e, Node *n, const CG *c) {
   int64_t CK = c->Cg * c->KP, O = c->OHW, Mg = c->Mg;
+  CGTile t;
+  cg_tiles(c, n, &t);
+  int64_t T = t.TR * t.inner;
   emit_use_template(e, "gemm");
   ep(e, "float *col = (float *)(void *)W;");
   if (node_out(n, 1)) {
-    ep(e, "float *dyt = col + %lld;", LL(O * CK));
-    ep(e, "float *tmp = dyt + %lld;", LL(O * Mg));
+    ep(e, "float *dyt = col + %lld;", LL(CK * T));
+    ep(e, "float *tmp = dyt + %lld;", LL(T * Mg));
     ep(e, "if (Y1) memset(Y1, 0, %lld);", LL(c->M * CK * 4));
   }
   if (node_out(n, 0)) ep(e, "if (Y0) memset(Y0, 0, %lld);", LL(c->N * c->C * c->IHW * 4));
   loopv(e, "nb", c->N);
   loopv(e, "gi", c->G);
-  ep(e, "const float *dy = X0 + (nb * %lld + gi * %lld) * %lld;", LL(c->M), LL(Mg), LL(O));
+  ep(e, "for (%s r0 = 0; r0 < %lld; r0 += %lld) {", IT, LL(t.R0), LL(t.TR));
+  ep(e, "const %s rn = %lld - r0 < %lld ? %lld - r0 : %lld, tn = rn * %lld;", IT, LL(t.R0), LL(t.TR), LL(t.R0), LL(t.TR),
+     LL(t.inner));
+  ep(e, "const float *dy = X0 + (nb * %lld + gi * %lld) * %lld + r0 * %lld;", LL(c->M), LL(Mg), LL(O), LL(t.inner));
   if (node_out(n, 1)) {
     ep(e, "if (Y1) {");
     ep(e, "float *dw = Y1 + gi * %lld;", LL(Mg * CK));
-    ep(e, "memset(col, 0, %lld);", LL(O * CK * 4));
+    ep(e, "memset(col, 0, (size_t)tn * %lld);", LL(CK * 4));
     cg_col_loops(e, c, "const float *xc = X1", "cr[ow] = xc[xr + ow * %lld]");
     loopv(e, "m", Mg);
-    ep(e, "for (%s o = 0; o < %lld; o++) dyt[o * %lld + m] = dy[m * %lld + o];", IT, LL(O), LL(Mg), LL(O));
+    ep(e, "for (%s o = 0; o < tn; o++) dyt[o * %lld + m] = dy[m * %lld + o];", IT, LL(Mg), LL(O));
     ep(e, "}");
-    ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, col, %lld, 1, dyt, %lld, tmp, %lld, (const onnxc_epi *)0);", LL(CK), LL(Mg),
-       LL(O), LL(O), LL(Mg), LL(Mg));
+    ep(e, "onnxc_sgemm_a(%lld, %lld, tn, col, tn, 1, dyt, %lld, tmp, %lld, (const onnxc_epi *)0);", LL(CK), LL(Mg),
+       LL(Mg), LL(Mg));
     loopv(e, "m", Mg);
     ep(e, "for (%s k = 0; k < %lld; k++) dw[m * %lld + k] += tmp[k * %lld + m];", IT, LL(CK), LL(CK), LL(Mg));
     ep(e, "}");
@@ -477,12 +504,13 @@ static void cg_emit_gemm(Emit *e, Node *n, const CG *c) {
   }
   if (node_out(n, 0)) {
     ep(e, "if (Y0) {");
-    /* dcol = W_g^T dY: A(ck, m) = W[(gi Mg + m) CK + ck] */
-    ep(e, "onnxc_sgemm_a(%lld, %lld, %lld, X2 + gi * %lld, 1, %lld, dy, %lld, col, %lld, (const onnxc_epi *)0);", LL(CK),
-       LL(O), LL(Mg), LL(Mg * CK), LL(CK), LL(O), LL(O));
+    /* dcol = W_g^T dY_t: A(ck, m) = W[(gi Mg + m) CK + ck] */
+    ep(e, "onnxc_sgemm_a(%lld, tn, %lld, X2 + gi * %lld, 1, %lld, dy, %lld, col, tn, (const onnxc_epi *)0);", LL(CK),
+       LL(Mg), LL(Mg * CK), LL(CK), LL(O));
     cg_col_loops(e, c, "float *xc = Y0", "xc[xr + ow * %lld] += cr[ow]");
     ep(e, "}");
   }
+  ep(e, "}");
   ep(e, "}");
   ep(e, "}");
 }
@@ -509,7 +537,7 @@ static void cg_emit(Emit *e, Node *n) {
     loopv(e, "c", c.Cg);
     ep(e, "%s *dx = Y0 + (nb * %lld + gi * %lld + c) * %lld;", T, LL(c.C), LL(c.Cg), LL(c.IHW));
     ep(e, "const %s *wk = X2 + (m * %lld + c) * %lld;", T, LL(c.Cg), LL(c.KP));
-    int open = cg_open(e, g);
+    int open = cg_open(e, g, false);
     ep(e, "const %s wv = wk[kidx];", T);
     ep(e, "const %s *dyr = dy + yr;", T);
     ep(e, "%s *dxr = dx + xr;", T);
@@ -531,12 +559,17 @@ static void cg_emit(Emit *e, Node *n) {
     loopv(e, "nb", c.N);
     ep(e, "const %s *dy = X0 + (nb * %lld + m) * %lld;", T, LL(c.M), LL(c.OHW));
     ep(e, "const %s *xc = X1 + (nb * %lld + gi * %lld + c) * %lld;", T, LL(c.C), LL(c.Cg), LL(c.IHW));
-    int open = cg_open(e, g);
+    int open = cg_open(e, g, false);
     ep(e, "const %s *dyr = dy + yr;", T);
     ep(e, "const %s *xrp = xc + xr;", T);
-    ep(e, "%s acc = 0;", T);
-    ep(e, "for (%s ow = lo; ow < hi; ow++) acc += dyr[ow] * xrp[ow * %lld];", IT, LL(S));
-    ep(e, "dwk[kidx] += acc;");
+    /* four partial sums: the dot product is not one serial chain of adds */
+    ep(e, "%s a0 = 0, a1 = 0, a2 = 0, a3 = 0;", T);
+    ep(e, "%s ow = lo;", IT);
+    ep(e, "for (; ow + 4 <= hi; ow += 4) {");
+    for (int q = 0; q < 4; q++) ep(e, "a%d += dyr[ow + %d] * xrp[(ow + %d) * %lld];", q, q, q, LL(S));
+    ep(e, "}");
+    ep(e, "for (; ow < hi; ow++) a0 += dyr[ow] * xrp[ow * %lld];", LL(S));
+    ep(e, "dwk[kidx] += (a0 + a1) + (a2 + a3);");
     for (int i = 0; i < open; i++) ep(e, "}");
     ep(e, "}");
     ep(e, "}");
