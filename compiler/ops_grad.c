@@ -19,10 +19,12 @@
  *   GRUGrad, RNNGrad(X, W, R, B, -, H0, dY, dY_h) -> (dX, dW, dR, dB, dH0)
  *                                          back-propagation through time (see their section)
  *
- * Kernels: float and double.  Statistics and long sums accumulate in double (sums of float
- * partial sums per row in the convolution kernels), so gradients agree with torch to ~1e-6.
- * ConvGrad walks, per (filter, input channel, kernel tap), whole rows of output positions whose
- * valid range [lo, hi) is computed per tap, so the inner loops have no bounds checks:
+ * Kernels: float and double.  Statistics and long sums accumulate in double over float partial
+ * sums (16 lanes per row: emit_lane_sums, so they vectorize), so gradients agree with torch to
+ * ~1e-6.  ConvGrad in float runs two products on the template GEMM per image and group (see its
+ * section); in double, or without scratch, it walks, per (filter, input channel, kernel tap),
+ * whole rows of output positions whose valid range [lo, hi) is computed per tap, so the inner
+ * loops have no bounds checks:
  *   dX[c, o*S + k*D - P] += W[m, c, k] * dY[m, o]        dW[m, c, k] += dY[m, o] * X[c, o*S + k*D - P]
  */
 #include <math.h>

@@ -30,7 +30,8 @@
  *     columns, so each kernel tap is one long contiguous loop; valid columns are copied out,
  *   - other depthwise: direct loops accumulating whole output rows,
  *   - otherwise im2col + GEMM: a tile of whole output rows is unfolded into scratch as a
- *     [Cg*kernel, tile] matrix and multiplied by the group's weights.
+ *     [Cg*kernel, tile] matrix and multiplied by the group's weights (float: onnxc_sgemm_a,
+ *     the weights packed on the stack -- run-time weights, as in --train).
  * The valid range of the innermost output coordinate is computed per kernel tap (lo/hi), so
  * there are no bounds checks in inner loops; pool windows clip their kernel range the same way.
  * Pool output sizes follow the ONNX reference: with ceil_mode the last window must start inside
