@@ -46,15 +46,7 @@ typedef struct AD {
 
 /* ---- building nodes ------------------------------------------------------------------------ */
 
-static Attr *attr_add(AD *ad, Node *n, const char *name, int type) {
-  Attr *a = arena_alloc(&ad->ctx->arena, sizeof(Attr) * (size_t)(n->n_attrs + 1));
-  if (n->n_attrs) memcpy(a, n->attrs, sizeof(Attr) * (size_t)n->n_attrs);
-  n->attrs = a;
-  Attr *x = &a[n->n_attrs++];
-  x->name = name;
-  x->type = type;
-  return x;
-}
+static Attr *attr_add(AD *ad, Node *n, const char *name, int type) { return node_add_attr(ad->ctx, n, name, type); }
 
 static void set_i(AD *ad, Node *n, const char *name, int64_t v) { attr_add(ad, n, name, ATTR_INT)->i = v; }
 static void set_f(AD *ad, Node *n, const char *name, float v) { attr_add(ad, n, name, ATTR_FLOAT)->f = v; }
@@ -658,20 +650,11 @@ static void r_pool(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
   done(ad, g);
 }
 
-static bool bn_training(const Node *n) {
-  bool extra = false;
-  for (int k = 1; k < n->n_outputs; k++)
-    if (n->outputs[k]) extra = true;
-  if (n->opset >= 14) return attr_i(n, "training_mode", 0) != 0;
-  if (n->opset >= 9) return extra;
-  return extra && attr_i(n, "is_test", 0) == 0;
-}
-
 static void r_batchnorm(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
   for (int k = 1; k < n->n_outputs; k++)
     if (dy[k]) fail_node(ad->ctx, n, "no gradient rule for the running statistics outputs of BatchNormalization");
   if (n->opset < 9 && attr_i(n, "spatial", 1) == 0) fail_node(ad->ctx, n, "no gradient rule for BatchNormalization with spatial=0");
-  bool train = bn_training(n);
+  bool train = bn_training_mode(n);
   Value *ins[5] = {dy[0], in(n, 0), in(n, 1), train ? NULL : in(n, 3), train ? NULL : in(n, 4)};
   Node *g = mk(ad, "BatchNormGrad", GD, 5, ins, 3);
   set_f(ad, g, "epsilon", attr_f(n, "epsilon", 1e-5f));
@@ -700,19 +683,21 @@ static void r_layernorm(AD *ad, Node *n, Value **dy, const bool *want, Value **d
   for (int k = 0; k < 3; k++) dx[k] = o[k];
 }
 
-static void r_lstm(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
+/* LSTM, GRU, RNN: <op>Grad(forward inputs..., dY, dY_h[, dY_c]) -> gradients of X, W, R, B,
+   initial_h[, initial_c, P] (ops_grad.c). */
+static void r_recurrent(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
+  bool lstm = !strcmp(n->op_type, "LSTM");
+  int nfw = lstm ? 8 : 6, nout = lstm ? 7 : 5, ndy = lstm ? 3 : 2;
   Value *ins[11];
-  for (int k = 0; k < 8; k++) ins[k] = k < n->n_explicit ? orig_in(ad, n, k) : NULL;
-  ins[8] = dy[0];
-  ins[9] = n->n_outputs > 1 ? dy[1] : NULL;
-  ins[10] = n->n_outputs > 2 ? dy[2] : NULL;
-  Node *g = mk(ad, "LSTMGrad", GD, 11, ins, 7);
+  for (int k = 0; k < nfw; k++) ins[k] = k < n->n_explicit ? orig_in(ad, n, k) : NULL;
+  for (int k = 0; k < ndy; k++) ins[nfw + k] = k < n->n_outputs ? dy[k] : NULL;
+  Node *g = mk(ad, arena_printf(&ad->ctx->arena, "%sGrad", n->op_type), GD, nfw + ndy, ins, nout);
   copy_attrs(ad, g, n);
   static const int src[7] = {0, 1, 2, 3, 5, 6, 7};
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < nout; k++)
     if (src[k] < n->n_inputs && want[src[k]]) out(ad, g, k);
   done(ad, g);
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < nout; k++)
     if (g->outputs[k]) dx[src[k]] = g->outputs[k];
 }
 
@@ -757,7 +742,8 @@ static const Rule rules[] = {
     {"ReduceSum", r_reduce}, {"ReduceMean", r_reduce}, {"GlobalAveragePool", r_gap},
     {"Softmax", r_softmax}, {"LogSoftmax", r_softmax}, {"Gemm", r_gemm}, {"MatMul", r_matmul},
     {"Conv", r_conv}, {"MaxPool", r_pool}, {"AveragePool", r_pool},
-    {"BatchNormalization", r_batchnorm}, {"LayerNormalization", r_layernorm}, {"LSTM", r_lstm},
+    {"BatchNormalization", r_batchnorm}, {"LayerNormalization", r_layernorm}, {"LSTM", r_recurrent},
+    {"GRU", r_recurrent}, {"RNN", r_recurrent},
 };
 
 static RuleFn find_rule(const Node *n) {
@@ -982,10 +968,9 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
       fail_node(ctx, n, "no gradient rule for op %s%s%s (it lies between a trainable initializer and the loss; "
                 "--freeze the initializers before it to stop gradients here)", *n->domain ? n->domain : "",
                 *n->domain ? "::" : "", n->op_type);
-    /* a missing gradient of output 0 reads as zeros (Split, LSTM and custom ops take each one as
-       given) */
-    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && strcmp(n->op_type, "LSTM") &&
-        !custom_op_of(n)) {
+    /* a missing gradient of output 0 reads as zeros (Split, the recurrent ops and custom ops take
+       each one as given) */
+    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && !is_rnn(n) && !custom_op_of(n)) {
       Value *o = n->outputs[0];
       dy[0] = c_fill(ad, o->dtype, o->rank, o->dims, 0);
     }
@@ -1018,4 +1003,5 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
     gv->is_output = true;
     vec_push(&ctx->arena, &g->outputs, gv);
   }
+  if (opt->recompute) recompute_forward(ctx, g, n_fwd);
 }

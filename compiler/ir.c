@@ -242,6 +242,28 @@ const Attr *node_attr(const Node *n, const char *name) {
   return NULL;
 }
 
+Attr *node_add_attr(Ctx *ctx, Node *n, const char *name, int type) {
+  Attr *a = arena_alloc(&ctx->arena, sizeof(Attr) * (size_t)(n->n_attrs + 1));
+  if (n->n_attrs) memcpy(a, n->attrs, sizeof(Attr) * (size_t)n->n_attrs);
+  n->attrs = a;
+  Attr *x = &a[n->n_attrs++];
+  x->name = name;
+  x->type = type;
+  return x;
+}
+
+void node_set_attr_i(Ctx *ctx, Node *n, const char *name, int64_t v) {
+  for (int i = 0; i < n->n_attrs; i++)
+    if (!strcmp(n->attrs[i].name, name)) {
+      memset(&n->attrs[i], 0, sizeof n->attrs[i]);
+      n->attrs[i].name = name;
+      n->attrs[i].type = ATTR_INT;
+      n->attrs[i].i = v;
+      return;
+    }
+  node_add_attr(ctx, n, name, ATTR_INT)->i = v;
+}
+
 int64_t attr_i(const Node *n, const char *name, int64_t dflt) {
   const Attr *a = node_attr(n, name);
   if (!a) return dflt;

@@ -42,6 +42,10 @@ static void usage(FILE *f) {
         "                       mse, cross_entropy (int64 class labels), bce_logits, or output\n"
         "                       (OUTPUT already is the scalar loss; no label)\n"
         "  --freeze NAME,...    initializers that get no gradient (repeatable)\n"
+        "  --recompute          with --gradients/--train: cheap forward values (activations,\n"
+        "                       normalizations, views of values the gradient keeps anyway)\n"
+        "                       are computed again in the backward pass instead of kept\n"
+        "                       alive across it (a smaller training arena, a little more work)\n"
         "  --train              emit on-device training: <name>_train_init/_train_step/_infer\n"
         "                       and state save/load over a caller-owned state buffer (needs\n"
         "                       --loss KIND:OUTPUT and --optimizer; see README, Training)\n"
@@ -160,6 +164,8 @@ int main(int argc, char **argv) {
       opt.gradients = true;
     } else if (!strcmp(a, "--train")) {
       opt.train = true;
+    } else if (!strcmp(a, "--recompute")) {
+      opt.recompute = true;
     } else if (!strcmp(a, "--optimizer")) {
       NEED_ARG();
       opt.optimizer = next;
@@ -224,6 +230,10 @@ int main(int argc, char **argv) {
     if (!train_parse_optimizer(opt.optimizer, &o, msg, sizeof msg)) { fprintf(stderr, "onnxc: error: %s\n", msg); return 2; }
   } else if (opt.optimizer) {
     fprintf(stderr, "onnxc: error: --optimizer needs --train\n");
+    return 2;
+  }
+  if (opt.recompute && !opt.train && !opt.gradients) {
+    fprintf(stderr, "onnxc: error: --recompute needs --gradients or --train\n");
     return 2;
   }
   char err[1200];

@@ -279,6 +279,10 @@ const Attr *node_attr(const Node *n, const char *name);
 int64_t attr_i(const Node *n, const char *name, int64_t dflt);
 float attr_f(const Node *n, const char *name, float dflt);
 const char *attr_s(const Node *n, const char *name, const char *dflt);
+/* Appends an attribute (a copy of the array: attributes are few); its value fields are zero. */
+Attr *node_add_attr(Ctx *ctx, Node *n, const char *name, int type);
+/* Sets an int attribute, replacing one of that name. */
+void node_set_attr_i(Ctx *ctx, Node *n, const char *name, int64_t v);
 /* Returns the count (0 when absent) and points *out at the values. */
 int attr_ints(const Node *n, const char *name, const int64_t **out);
 int attr_floats(const Node *n, const char *name, const float **out);
@@ -349,6 +353,9 @@ void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
    "<name>[k]" (sequences have no run-time form of their own). */
 void flatten_sequence_outputs(Ctx *ctx, Graph *g);
 bool op_takes_sequences(const Node *n);
+/* ops_nn.c: a BatchNormalization that normalizes with batch statistics (training mode) and
+   may output updated running statistics. */
+bool bn_training_mode(const Node *n);
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
 /* optimize.c: fuses BatchNormalization, bias/residual Adds and activations into the producing
@@ -388,6 +395,7 @@ typedef struct CompileOptions {
   bool gradients;             /* --gradients: emit loss + gradients instead of the outputs */
   const char *loss;           /* --loss KIND[:OUTPUT] */
   const char *freeze[32]; int n_freeze; /* --freeze NAME,... (repeatable) */
+  bool recompute;             /* --recompute: cheap forward values recomputed in the backward pass */
   /* on-device training (train.c, emit_train.c) */
   bool train;                 /* --train: training step + inference with run-time weights */
   const char *optimizer;      /* --optimizer OPT[:k=v,...] */
@@ -399,6 +407,9 @@ typedef struct CompileOptions {
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
+/* recompute.c: after autodiff (nodes [0, n_fwd) the forward pass): gradient nodes read clones
+   of cheap forward nodes instead of forward values kept across the backward pass. */
+void recompute_forward(Ctx *ctx, Graph *g, int n_fwd);
 
 /* ---- ops_custom.c: custom operators (user C functions, runtime_min/onnxc_custom.h) ---- */
 /*
@@ -468,12 +479,15 @@ typedef struct TrainParam {
   void *init;                 /* initial contents (from the model) */
   int64_t off;                /* offset in the state buffer */
   int64_t off_buf[2];         /* optimizer buffers in the state (SGD momentum; AdamW m, v), -1 none */
-  int64_t grad_off;           /* its gradient in the train arena */
+  int64_t grad_off;           /* its gradient (a running statistic: its new value) in the train arena */
 } TrainParam;
 
 typedef struct TrainSpec {
   TrainOptim opt;
   TrainParam *params; int n_params;
+  /* running statistics: the running mean/var initializers of training-mode BatchNormalization
+     nodes; state that the step updates (no gradient, no optimizer) and inference reads */
+  TrainParam *stats; int n_stats;
   Graph *train, *infer;       /* the two planned graphs */
   int64_t state_data;         /* offset of the first parameter in the state (after the step count) */
   int64_t state_bytes;
@@ -487,9 +501,16 @@ bool train_parse_optimizer(const char *spec, TrainOptim *o, char *err, size_t er
 void train_check_optimizer(Ctx *ctx, const TrainOptim *o);
 /* After a --gradients-style autodiff: records the initializers that got gradients. */
 void train_collect_params(Ctx *ctx, TrainSpec *ts, Graph *g);
-/* After load/verify of a fresh copy: the parameters become run-time inputs (first in order). */
+/* After inference of the constant-weight graph: records the running statistics. */
+void train_collect_stats(Ctx *ctx, TrainSpec *ts, Graph *g);
+/* After load/verify of a fresh copy: the parameters, then the running statistics become
+   run-time inputs (first in order). */
 void train_bind_params(Ctx *ctx, TrainSpec *ts, Graph *g);
-/* After autodiff of the bound graph: checks its gradient outputs match the parameters. */
+/* Before inference of a bound copy: BatchNormalization in inference mode (running statistics),
+   as torch's .eval(). */
+void train_eval_mode(Ctx *ctx, Graph *g);
+/* After autodiff of the bound graph: checks its gradient outputs match the parameters, then
+   appends the updated running statistics as outputs. */
 void train_check_gradients(Ctx *ctx, TrainSpec *ts, Graph *g);
 /* Lays out the state buffer and the train arena's gradient slots. */
 void train_layout(Ctx *ctx, TrainSpec *ts);
@@ -559,6 +580,12 @@ const char *fmt(Emit *e, const char *f, ...) __attribute__((format(printf, 2, 3)
 typedef void (*BodyFn)(Emit *e, void *arg);
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
                           void *arg);
+
+/* `dst[j] += sum over q < n of expr[j]` for k <= 4 sums at once (expr[j] reads the index `q`,
+   of C type `it`): 16 independent lanes of type T per sum, which compilers vectorize without
+   reassociating (no -ffast-math), added into dst[j] (e.g. a double) at the end. */
+void emit_lane_sums(Emit *e, const char *T, const char *it, int64_t n, int k, const char *const *dst,
+                    const char *const *expr);
 
 /* Includes templates/<name>.h in this model's C file, once, after templates/common.h (kernel
    helpers shared by node functions). */

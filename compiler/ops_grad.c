@@ -16,16 +16,20 @@
  *   SliceGrad(dY) -> dX                   attrs shape, starts, steps (normalized, one per axis)
  *   GatherGrad(dY, indices) -> dX         attrs axis, shape (scatter-add of rows)
  *   LSTMGrad(X, W, R, B, -, H0, C0, P, dY, dY_h, dY_c) -> (dX, dW, dR, dB, dH0, dC0, dP)
- *                                          back-propagation through time (see its section)
+ *   GRUGrad, RNNGrad(X, W, R, B, -, H0, dY, dY_h) -> (dX, dW, dR, dB, dH0)
+ *                                          back-propagation through time (see their section)
  *
- * Kernels: float and double.  Statistics and long sums accumulate in double (sums of float
- * partial sums per row in the convolution kernels), so gradients agree with torch to ~1e-6.
- * ConvGrad walks, per (filter, input channel, kernel tap), whole rows of output positions whose
- * valid range [lo, hi) is computed per tap, so the inner loops have no bounds checks:
+ * Kernels: float and double.  Statistics and long sums accumulate in double over float partial
+ * sums (16 lanes per row: emit_lane_sums, so they vectorize), so gradients agree with torch to
+ * ~1e-6.  ConvGrad in float runs two products on the template GEMM per image and group (see its
+ * section); in double, or without scratch, it walks, per (filter, input channel, kernel tap),
+ * whole rows of output positions whose valid range [lo, hi) is computed per tap, so the inner
+ * loops have no bounds checks:
  *   dX[c, o*S + k*D - P] += W[m, c, k] * dY[m, o]        dW[m, c, k] += dY[m, o] * X[c, o*S + k*D - P]
  */
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "onnxc.h"
 
@@ -382,9 +386,10 @@ static void cg_infer(Ctx *ctx, Node *n) {
 }
 
 /* Opens loops over the kernel taps and the outer output rows (all dims but the last) and
-   defines `dyr`/`xr` row offsets and the [lo, hi) range of the last output coordinate.
+   defines `yr`/`xr` row offsets and the [lo, hi) range of the last output coordinate.
+   tiled: only the first output dim's rows [r0, r0 + rn) (C variables), yr counted from r0.
    Returns the number of braces to close. */
-static int cg_open(Emit *e, const GGeo *g) {
+static int cg_open(Emit *e, const GGeo *g, bool tiled) {
   int r = g->r, open = 0;
   for (int d = 0; d < r; d++) {
     loopv(e, fmt(e, "k%d", d), g->k[d]);
@@ -401,16 +406,115 @@ static int cg_open(Emit *e, const GGeo *g) {
   ep(e, "if (hi <= lo) continue;");
   const char *yrow = "0", *xrow = "0";
   for (int d = 0; d < l; d++) {
-    loopv(e, fmt(e, "o%d", d), g->out[d]);
+    if (d == 0 && tiled) ep(e, "for (%s o0 = r0; o0 < r0 + rn; o0++) {", IT);
+    else loopv(e, fmt(e, "o%d", d), g->out[d]);
     open++;
     ep(e, "const %s i%d = o%d * %lld + off%d;", IT, d, d, LL(g->s[d]), d);
     ep(e, "if (i%d < 0 || i%d >= %lld) continue;", d, d, LL(g->in[d]));
-    yrow = d == 0 ? "o0" : fmt(e, "(%s) * %lld + o%d", yrow, LL(g->out[d]), d);
+    yrow = d == 0 ? (tiled ? "(o0 - r0)" : "o0") : fmt(e, "(%s) * %lld + o%d", yrow, LL(g->out[d]), d);
     xrow = d == 0 ? "i0" : fmt(e, "(%s) * %lld + i%d", xrow, LL(g->in[d]), d);
   }
   ep(e, "const %s yr = (%s) * %lld;", IT, yrow, LL(g->out[l]));
   ep(e, "const %s xr = (%s) * %lld + off%d;", IT, xrow, LL(g->in[l]), l);
   return open;
+}
+
+/* float: per image, group and tile of output rows (rows of the first spatial dim, T output
+   positions), with the GEMM of templates/gemm.h on the tile's patch matrix col [Cg*KP][T]
+   (im2col, zero where a tap falls in the padding):
+     dW^T += col dY_t^T   ([Cg*KP][Mg] in tmp, added transposed into dW; dY_t^T transposed
+                          into dyt)
+     dcol = W^T dY_t      ([Cg*KP][T] in col's place, scattered back into dX: col2im)
+   The tile is the whole image unless the planner's scratch cap asks for fewer rows; with no
+   row fitting, or in double, the direct loops below. */
+typedef struct CGTile { int64_t R0, inner, TR; } CGTile;
+
+static int64_t cg_tile_bytes(const CG *c, const Node *n, int64_t T) {
+  int64_t CK = c->Cg * c->KP;
+  return (CK * T + (node_out(n, 1) ? T * c->Mg + CK * c->Mg : 0)) * (int64_t)sizeof(float);
+}
+
+/* TR = 0: no tile fits. */
+static void cg_tiles(const CG *c, const Node *n, CGTile *t) {
+  t->R0 = c->g.r >= 2 ? c->g.out[0] : 1;
+  t->inner = t->R0 ? c->OHW / t->R0 : 0;
+  t->TR = t->R0;
+  int64_t cap = n->scratch_cap;
+  if (cap >= 0)
+    while (t->TR > 0 && cg_tile_bytes(c, n, t->TR * t->inner) > cap) t->TR--;
+  if (t->TR > 0) {
+    int64_t tiles = (t->R0 + t->TR - 1) / t->TR; /* equal tiles */
+    t->TR = (t->R0 + tiles - 1) / tiles;
+  }
+}
+
+static int64_t cg_scratch(Ctx *ctx, Node *n) {
+  CG c;
+  cg_info(ctx, n, &c);
+  if (n->inputs[0]->dtype != DT_FLOAT || c.OHW == 0) return 0;
+  CGTile t;
+  cg_tiles(&c, n, &t);
+  return t.TR ? cg_tile_bytes(&c, n, t.TR * t.inner) : 0;
+}
+
+/* For every channel c of the group and tap of image nb: the row cr of the tile's patch matrix
+   col and `xc`, channel c's plane of X or dX (decl: its declaration up to the base pointer);
+   `body` (with %lld for the stride) runs for the valid outputs ow of each output row. */
+static void cg_col_loops(Emit *e, const CG *c, const char *decl, const char *body) {
+  loopv(e, "c", c->Cg);
+  ep(e, "%s + (nb * %lld + gi * %lld + c) * %lld;", decl, LL(c->C), LL(c->Cg), LL(c->IHW));
+  int open = cg_open(e, &c->g, true);
+  ep(e, "float *cr = col + (c * %lld + kidx) * tn + yr;", LL(c->KP));
+  ep(e, "for (%s ow = lo; ow < hi; ow++) %s;", IT, fmt(e, body, LL(c->g.s[c->g.r - 1])));
+  for (int i = 0; i < open; i++) ep(e, "}");
+  ep(e, "}");
+}
+
+static void cg_emit_gemm(Emit *e, Node *n, const CG *c) {
+  int64_t CK = c->Cg * c->KP, O = c->OHW, Mg = c->Mg;
+  CGTile t;
+  cg_tiles(c, n, &t);
+  int64_t T = t.TR * t.inner;
+  emit_use_template(e, "gemm");
+  ep(e, "float *col = (float *)(void *)W;");
+  if (node_out(n, 1)) {
+    ep(e, "float *dyt = col + %lld;", LL(CK * T));
+    ep(e, "float *tmp = dyt + %lld;", LL(T * Mg));
+    ep(e, "if (Y1) memset(Y1, 0, %lld);", LL(c->M * CK * 4));
+  }
+  if (node_out(n, 0)) ep(e, "if (Y0) memset(Y0, 0, %lld);", LL(c->N * c->C * c->IHW * 4));
+  loopv(e, "nb", c->N);
+  loopv(e, "gi", c->G);
+  ep(e, "for (%s r0 = 0; r0 < %lld; r0 += %lld) {", IT, LL(t.R0), LL(t.TR));
+  ep(e, "const %s rn = %lld - r0 < %lld ? %lld - r0 : %lld, tn = rn * %lld;", IT, LL(t.R0), LL(t.TR), LL(t.R0), LL(t.TR),
+     LL(t.inner));
+  ep(e, "const float *dy = X0 + (nb * %lld + gi * %lld) * %lld + r0 * %lld;", LL(c->M), LL(Mg), LL(O), LL(t.inner));
+  if (node_out(n, 1)) {
+    ep(e, "if (Y1) {");
+    ep(e, "float *dw = Y1 + gi * %lld;", LL(Mg * CK));
+    ep(e, "memset(col, 0, (size_t)tn * %lld);", LL(CK * 4));
+    cg_col_loops(e, c, "const float *xc = X1", "cr[ow] = xc[xr + ow * %lld]");
+    loopv(e, "m", Mg);
+    ep(e, "for (%s o = 0; o < tn; o++) dyt[o * %lld + m] = dy[m * %lld + o];", IT, LL(Mg), LL(O));
+    ep(e, "}");
+    ep(e, "onnxc_sgemm_a(%lld, %lld, tn, col, tn, 1, dyt, %lld, tmp, %lld, (const onnxc_epi *)0);", LL(CK), LL(Mg),
+       LL(Mg), LL(Mg));
+    loopv(e, "m", Mg);
+    ep(e, "for (%s k = 0; k < %lld; k++) dw[m * %lld + k] += tmp[k * %lld + m];", IT, LL(CK), LL(CK), LL(Mg));
+    ep(e, "}");
+    ep(e, "}");
+  }
+  if (node_out(n, 0)) {
+    ep(e, "if (Y0) {");
+    /* dcol = W_g^T dY_t: A(ck, m) = W[(gi Mg + m) CK + ck] */
+    ep(e, "onnxc_sgemm_a(%lld, tn, %lld, X2 + gi * %lld, 1, %lld, dy, %lld, col, tn, (const onnxc_epi *)0);", LL(CK),
+       LL(Mg), LL(Mg * CK), LL(CK), LL(O));
+    cg_col_loops(e, c, "float *xc = Y0", "xc[xr + ow * %lld] += cr[ow]");
+    ep(e, "}");
+  }
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "}");
 }
 
 static void cg_emit(Emit *e, Node *n) {
@@ -421,6 +525,10 @@ static void cg_emit(Emit *e, Node *n) {
   const char *T = c_type(dt);
   const GGeo *g = &c.g;
   int64_t S = g->s[g->r - 1];
+  if (dt == DT_FLOAT && n->scratch_bytes > 0 && (node_out(n, 0) || node_out(n, 1))) {
+    cg_emit_gemm(e, n, &c);
+    goto bias;
+  }
   if (node_out(n, 0)) {
     ep(e, "if (Y0) {");
     ep(e, "memset(Y0, 0, %lld);", LL(c.N * c.C * c.IHW * (int64_t)dtype_size(dt)));
@@ -431,7 +539,7 @@ static void cg_emit(Emit *e, Node *n) {
     loopv(e, "c", c.Cg);
     ep(e, "%s *dx = Y0 + (nb * %lld + gi * %lld + c) * %lld;", T, LL(c.C), LL(c.Cg), LL(c.IHW));
     ep(e, "const %s *wk = X2 + (m * %lld + c) * %lld;", T, LL(c.Cg), LL(c.KP));
-    int open = cg_open(e, g);
+    int open = cg_open(e, g, false);
     ep(e, "const %s wv = wk[kidx];", T);
     ep(e, "const %s *dyr = dy + yr;", T);
     ep(e, "%s *dxr = dx + xr;", T);
@@ -453,18 +561,24 @@ static void cg_emit(Emit *e, Node *n) {
     loopv(e, "nb", c.N);
     ep(e, "const %s *dy = X0 + (nb * %lld + m) * %lld;", T, LL(c.M), LL(c.OHW));
     ep(e, "const %s *xc = X1 + (nb * %lld + gi * %lld + c) * %lld;", T, LL(c.C), LL(c.Cg), LL(c.IHW));
-    int open = cg_open(e, g);
+    int open = cg_open(e, g, false);
     ep(e, "const %s *dyr = dy + yr;", T);
     ep(e, "const %s *xrp = xc + xr;", T);
-    ep(e, "%s acc = 0;", T);
-    ep(e, "for (%s ow = lo; ow < hi; ow++) acc += dyr[ow] * xrp[ow * %lld];", IT, LL(S));
-    ep(e, "dwk[kidx] += acc;");
+    /* four partial sums: the dot product is not one serial chain of adds */
+    ep(e, "%s a0 = 0, a1 = 0, a2 = 0, a3 = 0;", T);
+    ep(e, "%s ow = lo;", IT);
+    ep(e, "for (; ow + 4 <= hi; ow += 4) {");
+    for (int q = 0; q < 4; q++) ep(e, "a%d += dyr[ow + %d] * xrp[(ow + %d) * %lld];", q, q, q, LL(S));
+    ep(e, "}");
+    ep(e, "for (; ow < hi; ow++) a0 += dyr[ow] * xrp[ow * %lld];", LL(S));
+    ep(e, "dwk[kidx] += (a0 + a1) + (a2 + a3);");
     for (int i = 0; i < open; i++) ep(e, "}");
     ep(e, "}");
     ep(e, "}");
     ep(e, "}");
     ep(e, "}");
   }
+bias:
   if (node_out(n, 2)) {
     ep(e, "if (Y2) {");
     loopv(e, "m", c.M);
@@ -596,28 +710,33 @@ static void bng_emit(Emit *e, Node *n) {
   double eps = attr_f(n, "epsilon", 1e-5f);
   bool train = attr_i(n, "training", 0) != 0;
   loopv(e, "c", C);
+  /* per image row: sums in 16 lanes of T (they vectorize), rows added in double */
   if (train) {
     ep(e, "double sum = 0, sq = 0;");
     loopv(e, "nb", N);
     ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-    ep(e, "for (%s i = 0; i < %lld; i++) sum += xp[i];", IT, LL(S));
+    emit_lane_sums(e, T, IT, S, 1, (const char *const[]){"sum"}, (const char *const[]){"xp[q]"});
     ep(e, "}");
     ep(e, "const double mean = sum / %lld.0;", LL(NS));
+    ep(e, "const %s mt = (%s)mean;", T, T);
     loopv(e, "nb", N);
     ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-    ep(e, "for (%s i = 0; i < %lld; i++) { const double t = xp[i] - mean; sq += t * t; }", IT, LL(S));
+    emit_lane_sums(e, T, IT, S, 1, (const char *const[]){"sq"}, (const char *const[]){"(xp[q] - mt) * (xp[q] - mt)"});
     ep(e, "}");
     ep(e, "const double inv = 1 / sqrt(sq / %lld.0 + %.17g);", LL(NS), eps);
   } else {
     ep(e, "const double mean = X3[c];");
     ep(e, "const double inv = 1 / sqrt((double)X4[c] + %.17g);", eps);
   }
+  /* sum g (x - mean) first, times inv after */
+  ep(e, "const %s mt2 = (%s)mean;", T, T);
   ep(e, "double sg = 0, sgx = 0;");
   loopv(e, "nb", N);
   ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "const %s *gp = X0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-  ep(e, "for (%s i = 0; i < %lld; i++) { sg += gp[i]; sgx += (double)gp[i] * ((xp[i] - mean) * inv); }", IT, LL(S));
+  emit_lane_sums(e, T, IT, S, 2, (const char *const[]){"sg", "sgx"}, (const char *const[]){"gp[q]", "gp[q] * (xp[q] - mt2)"});
   ep(e, "}");
+  ep(e, "sgx *= inv;");
   ep(e, "if (Y1) Y1[c] = (%s)sgx;", T);
   ep(e, "if (Y2) Y2[c] = (%s)sg;", T);
   ep(e, "if (Y0) {");
@@ -629,10 +748,14 @@ static void bng_emit(Emit *e, Node *n) {
   if (train) ep(e, "const %s *xp = X1 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "const %s *gp = X0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
   ep(e, "%s *dp = Y0 + (nb * %lld + c) * %lld;", T, LL(C), LL(S));
-  if (train)
-    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = (%s)(a * (gp[i] - mg - (xp[i] - mean) * inv * mgx));", IT, LL(S), T);
-  else
-    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = (%s)(a * gp[i]);", IT, LL(S), T);
+  if (train) {
+    /* in T: dp = a g - a mg - (x - mean) a inv mgx */
+    ep(e, "const %s ta = (%s)a, tb = (%s)(a * mg), tc = (%s)(a * inv * mgx);", T, T, T, T);
+    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = ta * gp[i] - tb - (xp[i] - mt2) * tc;", IT, LL(S));
+  } else {
+    ep(e, "const %s ta = (%s)a;", T, T);
+    ep(e, "for (%s i = 0; i < %lld; i++) dp[i] = ta * gp[i];", IT, LL(S));
+  }
   ep(e, "}");
   ep(e, "}");
   ep(e, "}");
@@ -778,23 +901,53 @@ static void gag_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
-/* ---- LSTMGrad ------------------------------------------------------------------------------------ */
-/* Inputs: the forward LSTM's X, W [D][4H][I], R [D][4H][H] (original layouts), B, sequence_lens,
-   initial_h, initial_c, P, then dY [S][D][B][H], dY_h, dY_c [D][B][H].  Outputs: dX, dW, dR, dB,
-   dinitial_h, dinitial_c, dP.  Per direction, the forward pass is recomputed storing every
-   step's gates (i, o, f, c~ after activation) and states, then back-propagated through time:
-     dh = dh_next + dY_t;  da_o = dh tanh(c) o (1 - o);  dc = dc_next + dh o (1 - tanh(c)^2) + da_o Po
-     da_i = dc c~ i (1 - i);  da_f = dc c_prev f (1 - f);  da_c = dc i (1 - c~^2)
-     dc_next = dc f + da_i Pi + da_f Pf;  dh_next = da R;  dX_t += da W;  dW += da x_t^T;  dR += da h_prev^T
-   Default activations, no clip, no input_forget, layout 0, no sequence_lens (checked). */
+/* ---- LSTMGrad, GRUGrad, RNNGrad ------------------------------------------------------------------ */
+/* Back-propagation through time of the recurrent layers.  Inputs: the forward op's X, W [D][G*H][I],
+   R [D][G*H][H] (original layouts), B, sequence_lens (absent), initial_h, for LSTM also
+   initial_c and P; then dY [S][D][B][H], dY_h [D][B][H] and for LSTM dY_c.  Outputs: dX, dW, dR,
+   dB, dinitial_h and for LSTM dinitial_c, dP:
+     LSTMGrad(X, W, R, B, -, H0, C0, P, dY, dY_h, dY_c) -> (dX, dW, dR, dB, dH0, dC0, dP)
+     GRUGrad(X, W, R, B, -, H0, dY, dY_h) -> (dX, dW, dR, dB, dH0)      RNNGrad: the same
+   Per direction the forward pass is recomputed, storing every step's state (and LSTM cell) and
+   gates after activation, then walked backwards.  With dh = dh_next + dY_t the gradient of the
+   step's output and hp the previous state, the gradients of the gate pre-activations are dax
+   (of the x W^T + Wb terms) and dar (of the h R^T + Rb terms; they differ only in GRU's h gate):
+     RNN   h = f(a):  da = dh f'(a)                                  (f: Tanh or Relu)
+     GRU   h = (1 - z) n + z hp, z, r sigmoids, n = tanh(x Wn + Wbn + r (hp Rn + Rbn))
+           (linear_before_reset) or tanh(x Wn + Wbn + (r hp) Rn + Rbn):
+           dax_z = dh (hp - n) z (1 - z);  dax_n = dh (1 - z)(1 - n^2);  dh_prev = dh z + ...
+           lbr: dar_n = dax_n r, dr = dax_n (hp Rn + Rbn) (stored with the gates)
+           else: dar_n = dax_n, g = dar_n Rn, dr = g hp, dh_prev += g r;  dax_r = dr r (1 - r)
+     LSTM  da_o = dh tanh(c) o (1 - o);  dc = dc_next + dh o (1 - tanh(c)^2) + da_o Po
+           da_i = dc c~ i (1 - i);  da_f = dc c_prev f (1 - f);  da_c = dc i (1 - c~^2)
+           dc_next = dc f + da_i Pi + da_f Pf
+   then dW += dax x_t^T, dR += dar hin^T (hin = hp; r hp for GRU's h gate without lbr),
+   dWb += dax, dRb += dar, dX_t += dax W, dh_prev += dar R (GRU without lbr: the z and r rows).
+   Default activations (RNN: Tanh or Relu), no clip, no input_forget, layout 0, no
+   sequence_lens (checked). */
 
-typedef struct LG { int64_t S, B, I, H, D; bool rev[2]; } LG;
+enum { RG_RNN, RG_GRU, RG_LSTM };
 
-static void lg_info(Ctx *ctx, const Node *n, LG *l) {
-  require_inputs(ctx, n, 3, 11);
+typedef struct RG {
+  int kind;
+  int64_t S, B, I, H, D, G;
+  bool rev[2], lbr;
+  bool relu[2];       /* RNN: Relu instead of Tanh, per direction */
+  int dy;             /* input index of dY (dY_h, dY_c follow) */
+  int n_out;
+} RG;
+
+static void rg_info(Ctx *ctx, const Node *n, RG *l) {
+  l->kind = !strcmp(n->op_type, "LSTMGrad") ? RG_LSTM : !strcmp(n->op_type, "GRUGrad") ? RG_GRU : RG_RNN;
+  static const char *const fw[3] = {"RNN", "GRU", "LSTM"};
+  const char *op = fw[l->kind];
+  l->G = l->kind == RG_LSTM ? 4 : l->kind == RG_GRU ? 3 : 1;
+  l->dy = l->kind == RG_LSTM ? 8 : 6;
+  l->n_out = l->kind == RG_LSTM ? 7 : 5;
+  require_inputs(ctx, n, 3, l->dy + (l->kind == RG_LSTM ? 3 : 2));
   Value *x = n->inputs[0], *r = n->inputs[2];
   need_float(ctx, n, x);
-  if (x->rank != 3 || r->rank != 3) fail_node(ctx, n, "internal: LSTM ranks");
+  if (x->rank != 3 || r->rank != 3) fail_node(ctx, n, "internal: %s ranks", op);
   const char *dir = attr_s(n, "direction", "forward");
   l->D = !strcmp(dir, "bidirectional") ? 2 : 1;
   l->rev[0] = !strcmp(dir, "reverse");
@@ -803,133 +956,168 @@ static void lg_info(Ctx *ctx, const Node *n, LG *l) {
   l->B = x->dims[1];
   l->I = x->dims[2];
   l->H = r->dims[2];
-  if (attr_i(n, "layout", 0)) fail_node(ctx, n, "no gradient rule for LSTM with layout=1");
-  if (node_attr(n, "clip")) fail_node(ctx, n, "no gradient rule for LSTM with clip");
+  l->lbr = l->kind == RG_GRU && attr_i(n, "linear_before_reset", 0) != 0;
+  if (attr_i(n, "layout", 0)) fail_node(ctx, n, "no gradient rule for %s with layout=1", op);
+  if (node_attr(n, "clip")) fail_node(ctx, n, "no gradient rule for %s with clip", op);
   if (attr_i(n, "input_forget", 0)) fail_node(ctx, n, "no gradient rule for LSTM with input_forget");
-  if (node_in(n, 4)) fail_node(ctx, n, "no gradient rule for LSTM with sequence_lens");
+  if (node_in(n, 4)) fail_node(ctx, n, "no gradient rule for %s with sequence_lens", op);
+  static const char *const dflt[3][3] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+  int nact = l->kind == RG_LSTM ? 3 : l->kind == RG_GRU ? 2 : 1;
   const Attr *aa = node_attr(n, "activations");
-  if (aa) {
-    static const char *const dflt[3] = {"Sigmoid", "Tanh", "Tanh"};
-    for (int i = 0; i < aa->n_strings; i++)
-      if (strcmp(aa->strings[i], dflt[i % 3]))
-        fail_node(ctx, n, "no gradient rule for LSTM with activation '%s' (default activations only)", aa->strings[i]);
+  for (int i = 0; aa && i < aa->n_strings; i++) {
+    const char *s = aa->strings[i];
+    if (l->kind == RG_RNN && !strcasecmp(s, "Relu") && i < 2) l->relu[i] = true;
+    else if (strcasecmp(s, dflt[l->kind][i % nact]))
+      fail_node(ctx, n, "no gradient rule for %s with activation '%s' (default activations%s only)", op, s,
+                l->kind == RG_RNN ? " and Relu" : "");
   }
+  if (aa && aa->n_strings == 1) l->relu[1] = l->relu[0];
   for (int k = 1; k < n->n_inputs; k++) {
     Value *v = node_in(n, k);
-    if (v && k != 4 && v->dtype != x->dtype) fail_node(ctx, n, "internal: LSTM input types");
+    if (v && k != 4 && v->dtype != x->dtype) fail_node(ctx, n, "internal: %s input types", op);
   }
-  int64_t G = 4 * l->H;
+  int64_t GH = l->G * l->H;
   Value *w = n->inputs[1];
-  if (w->rank != 3 || w->dims[0] != l->D || w->dims[1] != G || w->dims[2] != l->I || r->dims[0] != l->D || r->dims[1] != G)
-    fail_node(ctx, n, "internal: LSTM weight shapes");
+  if (w->rank != 3 || w->dims[0] != l->D || w->dims[1] != GH || w->dims[2] != l->I || r->dims[0] != l->D || r->dims[1] != GH)
+    fail_node(ctx, n, "internal: %s weight shapes", op);
 }
 
-static void lg_infer(Ctx *ctx, Node *n) {
-  LG l;
-  lg_info(ctx, n, &l);
-  for (int k = 0; k < 7; k++) {
+/* Output k of the gradient op is the gradient of forward input rg_src[k]. */
+static const int rg_src[7] = {0, 1, 2, 3, 5, 6, 7};
+
+static void rg_infer(Ctx *ctx, Node *n) {
+  RG l;
+  rg_info(ctx, n, &l);
+  if (n->n_outputs > l.n_out) fail_node(ctx, n, "internal: too many outputs");
+  for (int k = 0; k < n->n_outputs; k++) {
     Value *o = node_out(n, k);
     if (!o) continue;
-    static const int src[7] = {0, 1, 2, 3, 5, 6, 7};
-    Value *v = node_in(n, src[k]);
-    if (!v) fail_node(ctx, n, "internal: gradient of a missing LSTM input");
+    Value *v = node_in(n, rg_src[k]);
+    if (!v) fail_node(ctx, n, "internal: gradient of a missing input");
     value_set_shape(o, v->dtype, v->rank, v->dims);
   }
 }
 
-static int64_t lg_scratch(Ctx *ctx, Node *n) {
-  LG l;
-  lg_info(ctx, n, &l);
-  int64_t H = l.H, B = l.B, cnt = l.S * B * 4 * H + 2 * (l.S + 1) * B * H + 2 * B * H + 4 * H + H;
-  return cnt * (int64_t)dtype_size(n->inputs[0]->dtype);
+/* Scratch, in elements: the stored gates, states (and LSTM cells), then the per-step vectors. */
+typedef struct RGScratch { int64_t ng, gs, hs, cs, dh, dc, dax, dar, dhp, rhp, drh, total; } RGScratch;
+
+static void rg_scratch_layout(const RG *l, RGScratch *s) {
+  int64_t H = l->H, B = l->B, S = l->S, GH = l->G * H, off = 0;
+  s->ng = l->kind == RG_LSTM ? 4 * H : l->kind == RG_GRU ? 3 * H + (l->lbr ? H : 0) : 0;
+#define TAKE(field, cnt) do { s->field = off; off += (cnt); } while (0)
+  TAKE(gs, S * B * s->ng);
+  TAKE(hs, (S + 1) * B * H);
+  TAKE(cs, l->kind == RG_LSTM ? (S + 1) * B * H : 0);
+  TAKE(dh, B * H);
+  TAKE(dc, l->kind == RG_LSTM ? B * H : 0);
+  TAKE(dax, GH);
+  TAKE(dar, l->kind == RG_GRU ? GH : 0);
+  TAKE(dhp, H);
+  TAKE(rhp, l->kind == RG_GRU && !l->lbr ? H : 0);
+  TAKE(drh, l->kind == RG_GRU && !l->lbr ? H : 0);
+#undef TAKE
+  s->total = off;
 }
 
-static void lg_emit(Emit *e, Node *n) {
-  set_it(n);
-  LG l;
-  lg_info(e->ctx, n, &l);
-  int dt = n->inputs[0]->dtype;
-  const char *T = c_type(dt), *f = fs(dt);
-  int64_t S = l.S, B = l.B, I = l.I, H = l.H, D = l.D, G = 4 * H;
-  bool hasB = node_in(n, 3), hasH0 = node_in(n, 5), hasC0 = node_in(n, 6), hasP = node_in(n, 7);
-  bool hasDY = node_in(n, 8), hasDH = node_in(n, 9), hasDC = node_in(n, 10);
-  ep(e, "%s *gs = (%s *)(void *)W;", T, T);
-  ep(e, "%s *hs = gs + %lld;", T, LL(S * B * G));
-  ep(e, "%s *cs = hs + %lld;", T, LL((S + 1) * B * H));
-  ep(e, "%s *dh = cs + %lld;", T, LL((S + 1) * B * H));
-  ep(e, "%s *dc = dh + %lld;", T, LL(B * H));
-  ep(e, "%s *da = dc + %lld;", T, LL(B * H));
-  ep(e, "%s *dhp = da + %lld;", T, LL(G));
-  for (int k = 0; k < 7; k++)
-    if (node_out(n, k)) ep(e, "if (Y%d) memset(Y%d, 0, %lld);", k, k, LL(value_bytes(n->outputs[k])));
-  for (int d = 0; d < D; d++) {
-    bool rev = l.rev[d];
-    ep(e, "{");
-    ep(e, "/* direction %d (%s) */", d, rev ? "reverse" : "forward");
-    ep(e, "const %s *w = X1 + %lld, *r = X2 + %lld;", T, LL(d * G * I), LL(d * G * H));
-    ep(e, "(void)w;");
-    if (hasB) ep(e, "const %s *bw = X3 + %lld;", T, LL(d * 2 * G));
-    if (hasP) ep(e, "const %s *p = X7 + %lld;", T, LL(d * 3 * H));
-    loopv(e, "q", B * H);
-    ep(e, "hs[q] = %s;", hasH0 ? fmt(e, "X5[%lld + q]", LL(d * B * H)) : "0");
-    ep(e, "cs[q] = %s;", hasC0 ? fmt(e, "X6[%lld + q]", LL(d * B * H)) : "0");
+static int64_t rg_scratch(Ctx *ctx, Node *n) {
+  RG l;
+  rg_info(ctx, n, &l);
+  RGScratch s;
+  rg_scratch_layout(&l, &s);
+  return s.total * (int64_t)dtype_size(n->inputs[0]->dtype);
+}
+
+/* acc = bias + w[row] . x + r[row] . hp  (the rows' dot products of one gate unit) */
+static void rg_dots(Emit *e, const RG *l, const char *acc, const char *row, bool with_r) {
+  ep(e, "for (%s i = 0; i < %lld; i++) %s += w[(%s) * %lld + i] * x[i];", IT, LL(l->I), acc, row, LL(l->I));
+  if (with_r) ep(e, "for (%s j = 0; j < %lld; j++) %s += r[(%s) * %lld + j] * hp[j];", IT, LL(l->H), acc, row, LL(l->H));
+}
+
+static void rg_forward_step(Emit *e, Node *n, const RG *l, int d, const char *T, const char *f) {
+  int64_t H = l->H, G = l->G * H;
+  bool hasB = node_in(n, 3), hasP = l->kind == RG_LSTM && node_in(n, 7);
+  const char *bx = hasB ? "bw[k]" : "0", *bxr = hasB ? fmt(e, "bw[k] + bw[%lld + k]", LL(G)) : "0";
+  if (l->kind == RG_RNN) {
+    loopv(e, "k", H);
+    ep(e, "%s acc = %s;", T, bxr);
+    rg_dots(e, l, "acc", "k", true);
+    ep(e, "hn[k] = %s;", l->relu[d] ? "acc > 0 ? acc : 0" : fmt(e, "tanh%s(acc)", f));
     ep(e, "}");
-    /* forward, storing gates and states in processing order s */
-    loopv(e, "s", S);
-    ep(e, "const %s t = %s;", IT, rev ? fmt(e, "%lld - s", LL(S - 1)) : "s");
-    loopv(e, "b", B);
-    ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", T, LL(B), LL(I));
-    ep(e, "const %s *hp = hs + (s * %lld + b) * %lld, *cp = cs + (s * %lld + b) * %lld;", T, LL(B), LL(H), LL(B), LL(H));
-    ep(e, "%s *g = gs + (s * %lld + b) * %lld;", T, LL(B), LL(G));
-    ep(e, "%s *hn = hs + ((s + 1) * %lld + b) * %lld, *cn = cs + ((s + 1) * %lld + b) * %lld;", T, LL(B), LL(H), LL(B), LL(H));
-    loopv(e, "k", G);
-    ep(e, "%s acc = %s;", T, hasB ? fmt(e, "bw[k] + bw[%lld + k]", LL(G)) : "0");
-    ep(e, "for (%s i = 0; i < %lld; i++) acc += w[k * %lld + i] * x[i];", IT, LL(I), LL(I));
-    ep(e, "for (%s j = 0; j < %lld; j++) acc += r[k * %lld + j] * hp[j];", IT, LL(H), LL(H));
-    ep(e, "g[k] = acc;");
+    return;
+  }
+  if (l->kind == RG_GRU) {
+    loopv(e, "k", 2 * H);
+    ep(e, "%s acc = %s;", T, bxr);
+    rg_dots(e, l, "acc", "k", true);
+    ep(e, "g[k] = 1 / (1 + exp%s(-acc));", f);
     ep(e, "}");
     loopv(e, "j", H);
-    ep(e, "const %s gi = 1 / (1 + exp%s(-(g[j]%s)));", T, f, hasP ? " + p[j] * cp[j]" : "");
-    ep(e, "const %s gf = 1 / (1 + exp%s(-(g[%lld + j]%s)));", T, f, LL(2 * H), hasP ? fmt(e, " + p[%lld + j] * cp[j]", LL(2 * H)) : "");
-    ep(e, "const %s gc = tanh%s(g[%lld + j]);", T, f, LL(3 * H));
-    ep(e, "const %s c = gf * cp[j] + gi * gc;", T);
-    ep(e, "const %s go = 1 / (1 + exp%s(-(g[%lld + j]%s)));", T, f, LL(H), hasP ? fmt(e, " + p[%lld + j] * c", LL(H)) : "");
-    ep(e, "g[j] = gi;");
-    ep(e, "g[%lld + j] = go;", LL(H));
-    ep(e, "g[%lld + j] = gf;", LL(2 * H));
-    ep(e, "g[%lld + j] = gc;", LL(3 * H));
-    ep(e, "cn[j] = c;");
-    ep(e, "hn[j] = go * tanh%s(c);", f);
+    ep(e, "const %s k = %lld + j;", IT, LL(2 * H));
+    ep(e, "%s xn = %s, m = %s;", T, bx, hasB ? fmt(e, "bw[%lld + k]", LL(G)) : "0");
+    ep(e, "for (%s i = 0; i < %lld; i++) xn += w[k * %lld + i] * x[i];", IT, LL(l->I), LL(l->I));
+    if (l->lbr) {
+      ep(e, "for (%s q = 0; q < %lld; q++) m += r[k * %lld + q] * hp[q];", IT, LL(H), LL(H));
+      ep(e, "g[%lld + j] = m;", LL(3 * H));
+    } else {
+      ep(e, "for (%s q = 0; q < %lld; q++) m += r[k * %lld + q] * g[%lld + q] * hp[q];", IT, LL(H), LL(H), LL(H));
+    }
+    ep(e, "g[k] = tanh%s(xn + %s);", f, l->lbr ? fmt(e, "g[%lld + j] * m", LL(H)) : "m");
+    ep(e, "hn[j] = (1 - g[j]) * g[k] + g[j] * hp[j];");
     ep(e, "}");
-    ep(e, "}");
-    ep(e, "}");
-    /* backward through time */
-    loopv(e, "q", B * H);
-    ep(e, "dh[q] = %s;", hasDH ? fmt(e, "X9[%lld + q]", LL(d * B * H)) : "0");
-    ep(e, "dc[q] = %s;", hasDC ? fmt(e, "X10[%lld + q]", LL(d * B * H)) : "0");
-    ep(e, "}");
-    ep(e, "for (%s s = %lld; s >= 0; s--) {", IT, LL(S - 1));
-    ep(e, "const %s t = %s;", IT, rev ? fmt(e, "%lld - s", LL(S - 1)) : "s");
-    loopv(e, "b", B);
-    ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", T, LL(B), LL(I));
-    ep(e, "const %s *hp = hs + (s * %lld + b) * %lld, *cp = cs + (s * %lld + b) * %lld;", T, LL(B), LL(H), LL(B), LL(H));
-    ep(e, "const %s *g = gs + (s * %lld + b) * %lld;", T, LL(B), LL(G));
-    ep(e, "const %s *cn = cs + ((s + 1) * %lld + b) * %lld;", T, LL(B), LL(H));
-    ep(e, "%s *dhb = dh + b * %lld, *dcb = dc + b * %lld;", T, LL(H), LL(H));
-    ep(e, "(void)x;");
-    ep(e, "(void)hp;");
-    loopv(e, "j", H);
-    if (hasDY) ep(e, "dhb[j] += X8[((t * %lld + %d) * %lld + b) * %lld + j];", LL(D), d, LL(B), LL(H));
+    return;
+  }
+  loopv(e, "k", G);
+  ep(e, "%s acc = %s;", T, bxr);
+  rg_dots(e, l, "acc", "k", true);
+  ep(e, "g[k] = acc;");
+  ep(e, "}");
+  loopv(e, "j", H);
+  ep(e, "const %s gi = 1 / (1 + exp%s(-(g[j]%s)));", T, f, hasP ? " + p[j] * cp[j]" : "");
+  ep(e, "const %s gf = 1 / (1 + exp%s(-(g[%lld + j]%s)));", T, f, LL(2 * H), hasP ? fmt(e, " + p[%lld + j] * cp[j]", LL(2 * H)) : "");
+  ep(e, "const %s gc = tanh%s(g[%lld + j]);", T, f, LL(3 * H));
+  ep(e, "const %s c = gf * cp[j] + gi * gc;", T);
+  ep(e, "const %s go = 1 / (1 + exp%s(-(g[%lld + j]%s)));", T, f, LL(H), hasP ? fmt(e, " + p[%lld + j] * c", LL(H)) : "");
+  ep(e, "g[j] = gi;");
+  ep(e, "g[%lld + j] = go;", LL(H));
+  ep(e, "g[%lld + j] = gf;", LL(2 * H));
+  ep(e, "g[%lld + j] = gc;", LL(3 * H));
+  ep(e, "cn[j] = c;");
+  ep(e, "hn[j] = go * tanh%s(c);", f);
+  ep(e, "}");
+}
+
+/* dax / dar of one step and batch row (dhb: the step output's gradient, dY_t included) */
+static void rg_gates_back(Emit *e, Node *n, const RG *l, int d, const char *T, const char *f) {
+  int64_t H = l->H;
+  bool hasP = l->kind == RG_LSTM && node_in(n, 7);
+  loopv(e, "j", H);
+  if (node_in(n, l->dy)) ep(e, "dhb[j] += X%d[((t * %lld + %d) * %lld + b) * %lld + j];", l->dy, LL(l->D), d, LL(l->B), LL(H));
+  if (l->kind == RG_RNN) {
+    ep(e, "dax[j] = %s;", l->relu[d] ? "hn[j] > 0 ? dhb[j] : 0" : "dhb[j] * (1 - hn[j] * hn[j])");
+  } else if (l->kind == RG_GRU) {
+    ep(e, "const %s z = g[j], rr = g[%lld + j], nn = g[%lld + j];", T, LL(H), LL(2 * H));
+    ep(e, "const %s dn = dhb[j] * (1 - z) * (1 - nn * nn);", T);
+    ep(e, "dax[j] = dhb[j] * (hp[j] - nn) * z * (1 - z);");
+    ep(e, "dax[%lld + j] = dn;", LL(2 * H));
+    ep(e, "dhp[j] = dhb[j] * z;");
+    if (l->lbr) {
+      ep(e, "dar[%lld + j] = dn * rr;", LL(2 * H));
+      ep(e, "dax[%lld + j] = dn * g[%lld + j] * rr * (1 - rr);", LL(H), LL(3 * H));
+    } else {
+      ep(e, "dar[%lld + j] = dn;", LL(2 * H));
+      ep(e, "rhp[j] = rr * hp[j];");
+    }
+  } else {
     ep(e, "const %s gi = g[j], go = g[%lld + j], gf = g[%lld + j], gc = g[%lld + j];", T, LL(H), LL(2 * H), LL(3 * H));
     ep(e, "const %s tc = tanh%s(cn[j]);", T, f);
     ep(e, "const %s dao = dhb[j] * tc * go * (1 - go);", T);
     ep(e, "const %s dcj = dcb[j] + dhb[j] * go * (1 - tc * tc)%s;", T, hasP ? fmt(e, " + dao * p[%lld + j]", LL(H)) : "");
     ep(e, "const %s dai = dcj * gc * gi * (1 - gi);", T);
     ep(e, "const %s daf = dcj * cp[j] * gf * (1 - gf);", T);
-    ep(e, "da[j] = dai;");
-    ep(e, "da[%lld + j] = dao;", LL(H));
-    ep(e, "da[%lld + j] = daf;", LL(2 * H));
-    ep(e, "da[%lld + j] = dcj * gi * (1 - gc * gc);", LL(3 * H));
+    ep(e, "dax[j] = dai;");
+    ep(e, "dax[%lld + j] = dao;", LL(H));
+    ep(e, "dax[%lld + j] = daf;", LL(2 * H));
+    ep(e, "dax[%lld + j] = dcj * gi * (1 - gc * gc);", LL(3 * H));
     ep(e, "dcb[j] = dcj * gf%s;", hasP ? fmt(e, " + dai * p[j] + daf * p[%lld + j]", LL(2 * H)) : "");
     if (hasP && node_out(n, 6)) {
       ep(e, "if (Y6) {");
@@ -938,23 +1126,120 @@ static void lg_emit(Emit *e, Node *n) {
       ep(e, "Y6[%lld + j] += daf * cp[j];", LL(d * 3 * H + 2 * H));
       ep(e, "}");
     }
+  }
+  ep(e, "}");
+  if (l->kind == RG_GRU) {
+    if (!l->lbr) {
+      /* the reset gate through (r hp) Rn: g = dar_n Rn */
+      ep(e, "for (%s q = 0; q < %lld; q++) drh[q] = 0;", IT, LL(H));
+      loopv(e, "j", H);
+      ep(e, "const %s *rk = r + (%lld + j) * %lld;", T, LL(2 * H), LL(H));
+      ep(e, "for (%s q = 0; q < %lld; q++) drh[q] += dar[%lld + j] * rk[q];", IT, LL(H), LL(2 * H));
+      ep(e, "}");
+      loopv(e, "q", H);
+      ep(e, "const %s rr = g[%lld + q];", T, LL(H));
+      ep(e, "dax[%lld + q] = drh[q] * hp[q] * rr * (1 - rr);", LL(H));
+      ep(e, "dhp[q] += drh[q] * rr;");
+      ep(e, "}");
+    }
+    ep(e, "for (%s k = 0; k < %lld; k++) dar[k] = dax[k];", IT, LL(2 * H));
+  }
+}
+
+/* Step s, batch row b: the input x, the previous and new states hp, hn, the stored gates g and
+   (LSTM) cells cp, cn; `wc` "const " when the stored values are only read. */
+static void rg_step_ptrs(Emit *e, const RG *l, const RGScratch *sc, const char *T, const char *wc) {
+  int64_t B = l->B, H = l->H;
+  ep(e, "const %s *x = X0 + (t * %lld + b) * %lld;", T, LL(B), LL(l->I));
+  ep(e, "const %s *hp = hs + (s * %lld + b) * %lld;", T, LL(B), LL(H));
+  ep(e, "%s%s *hn = hs + ((s + 1) * %lld + b) * %lld;", wc, T, LL(B), LL(H));
+  if (sc->ng) ep(e, "%s%s *g = gs + (s * %lld + b) * %lld;", wc, T, LL(B), LL(sc->ng));
+  if (l->kind == RG_LSTM) {
+    ep(e, "const %s *cp = cs + (s * %lld + b) * %lld;", T, LL(B), LL(H));
+    ep(e, "%s%s *cn = cs + ((s + 1) * %lld + b) * %lld;", wc, T, LL(B), LL(H));
+  }
+}
+
+static void rg_emit(Emit *e, Node *n) {
+  set_it(n);
+  RG l;
+  rg_info(e->ctx, n, &l);
+  RGScratch sc;
+  rg_scratch_layout(&l, &sc);
+  int dt = n->inputs[0]->dtype;
+  const char *T = c_type(dt), *f = fs(dt);
+  int64_t S = l.S, B = l.B, I = l.I, H = l.H, D = l.D, G = l.G * H;
+  bool lstm = l.kind == RG_LSTM, gru = l.kind == RG_GRU;
+  bool hasB = node_in(n, 3), hasH0 = node_in(n, 5), hasC0 = lstm && node_in(n, 6), hasP = lstm && node_in(n, 7);
+  bool hasDH = node_in(n, l.dy + 1), hasDC = lstm && node_in(n, l.dy + 2);
+  ep(e, "%s *const s0 = (%s *)(void *)W;", T, T);
+#define SC(name) ep(e, "%s *const " #name " = s0 + %lld;", T, LL(sc.name))
+  if (sc.ng) SC(gs);
+  SC(hs);
+  if (lstm) { SC(cs); }
+  SC(dh);
+  if (lstm) { SC(dc); }
+  SC(dax);
+  if (gru) { SC(dar); } else ep(e, "%s *const dar = dax;", T);
+  SC(dhp);
+  if (gru && !l.lbr) { SC(rhp); SC(drh); }
+#undef SC
+  ep(e, "(void)dar;");
+  for (int k = 0; k < l.n_out && k < n->n_outputs; k++)
+    if (node_out(n, k)) ep(e, "if (Y%d) memset(Y%d, 0, %lld);", k, k, LL(value_bytes(n->outputs[k])));
+  for (int d = 0; d < D; d++) {
+    bool rev = l.rev[d];
+    const char *tt = rev ? fmt(e, "%lld - s", LL(S - 1)) : "s";
+    ep(e, "{");
+    ep(e, "/* direction %d (%s) */", d, rev ? "reverse" : "forward");
+    ep(e, "const %s *w = X1 + %lld, *r = X2 + %lld;", T, LL(d * G * I), LL(d * G * H));
+    ep(e, "(void)w;");
+    if (hasB) ep(e, "const %s *bw = X3 + %lld;", T, LL(d * 2 * G));
+    if (hasP) ep(e, "const %s *p = X7 + %lld;", T, LL(d * 3 * H));
+    loopv(e, "q", B * H);
+    ep(e, "hs[q] = %s;", hasH0 ? fmt(e, "X5[%lld + q]", LL(d * B * H)) : "0");
+    if (lstm) ep(e, "cs[q] = %s;", hasC0 ? fmt(e, "X6[%lld + q]", LL(d * B * H)) : "0");
     ep(e, "}");
+    /* forward, storing states and gates in processing order s */
+    loopv(e, "s", S);
+    ep(e, "const %s t = %s;", IT, tt);
+    loopv(e, "b", B);
+    rg_step_ptrs(e, &l, &sc, T, "");
+    rg_forward_step(e, n, &l, d, T, f);
+    ep(e, "}");
+    ep(e, "}");
+    /* backward through time */
+    loopv(e, "q", B * H);
+    ep(e, "dh[q] = %s;", hasDH ? fmt(e, "X%d[%lld + q]", l.dy + 1, LL(d * B * H)) : "0");
+    if (lstm) ep(e, "dc[q] = %s;", hasDC ? fmt(e, "X%d[%lld + q]", l.dy + 2, LL(d * B * H)) : "0");
+    ep(e, "}");
+    ep(e, "for (%s s = %lld; s >= 0; s--) {", IT, LL(S - 1));
+    ep(e, "const %s t = %s;", IT, tt);
+    loopv(e, "b", B);
+    rg_step_ptrs(e, &l, &sc, T, "const ");
+    if (lstm) ep(e, "%s *dcb = dc + b * %lld;", T, LL(H));
+    ep(e, "%s *dhb = dh + b * %lld;", T, LL(H));
+    ep(e, "(void)x;");
+    ep(e, "(void)hp;");
+    ep(e, "(void)hn;");
+    rg_gates_back(e, n, &l, d, T, f);
     if (node_out(n, 1)) {
       ep(e, "if (Y1) for (%s k = 0; k < %lld; k++) {", IT, LL(G));
       ep(e, "%s *dw = Y1 + %lld + k * %lld;", T, LL(d * G * I), LL(I));
-      ep(e, "for (%s i = 0; i < %lld; i++) dw[i] += da[k] * x[i];", IT, LL(I));
+      ep(e, "for (%s i = 0; i < %lld; i++) dw[i] += dax[k] * x[i];", IT, LL(I));
       ep(e, "}");
     }
     if (node_out(n, 2)) {
       ep(e, "if (Y2) for (%s k = 0; k < %lld; k++) {", IT, LL(G));
       ep(e, "%s *dr = Y2 + %lld + k * %lld;", T, LL(d * G * H), LL(H));
-      ep(e, "for (%s j = 0; j < %lld; j++) dr[j] += da[k] * hp[j];", IT, LL(H));
+      ep(e, "const %s *hin = %s;", T, gru && !l.lbr ? fmt(e, "k < %lld ? hp : rhp", LL(2 * H)) : "hp");
+      ep(e, "for (%s j = 0; j < %lld; j++) dr[j] += dar[k] * hin[j];", IT, LL(H));
       ep(e, "}");
     }
     if (node_out(n, 3)) {
       ep(e, "if (Y3) for (%s k = 0; k < %lld; k++) {", IT, LL(G));
-      ep(e, "Y3[%lld + k] += da[k];", LL(d * 2 * G));
-      ep(e, "Y3[%lld + k] += da[k];", LL(d * 2 * G + G));
+      ep(e, "Y3[%lld + k] += dax[k];", LL(d * 2 * G));
+      ep(e, "Y3[%lld + k] += dar[k];", LL(d * 2 * G + G));
       ep(e, "}");
     }
     if (node_out(n, 0)) {
@@ -962,21 +1247,21 @@ static void lg_emit(Emit *e, Node *n) {
       ep(e, "%s *dx = Y0 + (t * %lld + b) * %lld;", T, LL(B), LL(I));
       ep(e, "for (%s k = 0; k < %lld; k++) {", IT, LL(G));
       ep(e, "const %s *wk = w + k * %lld;", T, LL(I));
-      ep(e, "for (%s i = 0; i < %lld; i++) dx[i] += da[k] * wk[i];", IT, LL(I));
+      ep(e, "for (%s i = 0; i < %lld; i++) dx[i] += dax[k] * wk[i];", IT, LL(I));
       ep(e, "}");
       ep(e, "}");
     }
-    /* dh_prev = da R */
-    ep(e, "for (%s j = 0; j < %lld; j++) dhp[j] = 0;", IT, LL(H));
-    ep(e, "for (%s k = 0; k < %lld; k++) {", IT, LL(G));
+    /* dh_prev = dar R (+ GRU's direct terms, already in dhp) */
+    if (!gru) ep(e, "for (%s j = 0; j < %lld; j++) dhp[j] = 0;", IT, LL(H));
+    ep(e, "for (%s k = 0; k < %lld; k++) {", IT, LL(gru && !l.lbr ? 2 * H : G));
     ep(e, "const %s *rk = r + k * %lld;", T, LL(H));
-    ep(e, "for (%s j = 0; j < %lld; j++) dhp[j] += da[k] * rk[j];", IT, LL(H));
+    ep(e, "for (%s j = 0; j < %lld; j++) dhp[j] += dar[k] * rk[j];", IT, LL(H));
     ep(e, "}");
     ep(e, "for (%s j = 0; j < %lld; j++) dhb[j] = dhp[j];", IT, LL(H));
     ep(e, "}");
     ep(e, "}");
     if (node_out(n, 4)) ep(e, "if (Y4) for (%s q = 0; q < %lld; q++) Y4[%lld + q] = dh[q];", IT, LL(B * H), LL(d * B * H));
-    if (node_out(n, 5)) ep(e, "if (Y5) for (%s q = 0; q < %lld; q++) Y5[%lld + q] = dc[q];", IT, LL(B * H), LL(d * B * H));
+    if (lstm && node_out(n, 5)) ep(e, "if (Y5) for (%s q = 0; q < %lld; q++) Y5[%lld + q] = dc[q];", IT, LL(B * H), LL(d * B * H));
     ep(e, "}");
   }
 }
@@ -990,12 +1275,14 @@ static const OpDef grad_rows[] = {
     GROW("Loss", loss_infer, loss_emit),
     GROW("ElementwiseGrad", ewg_infer, ewg_emit),
     GROW("SoftmaxGrad", smg_infer, smg_emit),
-    GROW("ConvGrad", cg_infer, cg_emit),
+    {"ConvGrad", GD, 1, ONNXC_MAX_OPSET, 0, cg_infer, NULL, cg_emit, cg_scratch, "float, double", NULL},
     GROW("PoolGrad", pg_infer, pg_emit),
     GROW("BatchNormGrad", bng_infer, bng_emit),
     GROW("LayerNormGrad", lng_infer, lng_emit),
     GROW("SliceGrad", slg_infer, slg_emit),
     GROW("GatherGrad", gag_infer, gag_emit),
-    {"LSTMGrad", GD, 1, ONNXC_MAX_OPSET, 0, lg_infer, NULL, lg_emit, lg_scratch, "float, double", NULL},
+    {"LSTMGrad", GD, 1, ONNXC_MAX_OPSET, 0, rg_infer, NULL, rg_emit, rg_scratch, "float, double", NULL},
+    {"GRUGrad", GD, 1, ONNXC_MAX_OPSET, 0, rg_infer, NULL, rg_emit, rg_scratch, "float, double", NULL},
+    {"RNNGrad", GD, 1, ONNXC_MAX_OPSET, 0, rg_infer, NULL, rg_emit, rg_scratch, "float, double", NULL},
 };
 OPS_FAMILY(grad);

@@ -30,7 +30,8 @@
  *     columns, so each kernel tap is one long contiguous loop; valid columns are copied out,
  *   - other depthwise: direct loops accumulating whole output rows,
  *   - otherwise im2col + GEMM: a tile of whole output rows is unfolded into scratch as a
- *     [Cg*kernel, tile] matrix and multiplied by the group's weights.
+ *     [Cg*kernel, tile] matrix and multiplied by the group's weights (float: onnxc_sgemm_a,
+ *     the weights packed on the stack -- run-time weights, as in --train).
  * The valid range of the innermost output coordinate is computed per kernel tap (lo/hi), so
  * there are no bounds checks in inner loops; pool windows clip their kernel range the same way.
  * Pool output sizes follow the ONNX reference: with ceil_mode the last window must start inside
@@ -728,8 +729,17 @@ static void conv_emit(Emit *e, Node *n) {
     ep(e, "}");
     for (int d = 0; d < r; d++) ep(e, "}");
     ep(e, "}");
-    GemmNN gm = {T, "wg", "col", fmt(e, "yg + r0 * %lld", LL(OW)), "jn", "jn", NULL, KK, 1, ci.OHW, ci.Mg, KK};
-    emit_gemm_nn(e, &gm);
+    if (dt == DT_FLOAT) {
+      /* run-time float weights (training): the tile is computed once over all of K, so the
+         template GEMM (A packed on the stack) writes it, adding the bias itself */
+      emit_use_template(e, "gemm");
+      ep(e, "const onnxc_epi be = {%s, 0, 0, 0, 0, 0.0f, 0.0f};", node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci.Mg)) : "0");
+      ep(e, "onnxc_sgemm_a(%lld, jn, %lld, wg, %lld, 1, col, jn, yg + r0 * %lld, %lld, &be);", LL(ci.Mg), LL(KK), LL(KK),
+         LL(OW), LL(ci.OHW));
+    } else {
+      GemmNN gm = {T, "wg", "col", fmt(e, "yg + r0 * %lld", LL(OW)), "jn", "jn", NULL, KK, 1, ci.OHW, ci.Mg, KK};
+      emit_gemm_nn(e, &gm);
+    }
     ep(e, "}");
   }
   ep(e, "}");
@@ -1198,7 +1208,7 @@ static void unpool_emit(Emit *e, Node *n) {
 
 /* Batch statistics (training) mode: opset >= 14 training_mode; 9..13 more than one output;
    < 9 is_test = 0 with more than one output. */
-static bool bn_training(const Node *n) {
+bool bn_training_mode(const Node *n) {
   bool extra = false;
   for (int k = 1; k < n->n_outputs; k++)
     if (n->outputs[k]) extra = true;
@@ -1222,7 +1232,7 @@ static void bn_infer(Ctx *ctx, Node *n) {
     if (!dtype_is_float(n->inputs[k]->dtype)) fail_node(ctx, n, "parameters must be float types");
     require_numel(ctx, n, k, spatial ? C : C * S, "a parameter");
   }
-  if (!spatial && bn_training(n)) fail_node(ctx, n, "training with spatial=0 is not supported");
+  if (!spatial && bn_training_mode(n)) fail_node(ctx, n, "training with spatial=0 is not supported");
   value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
   for (int k = 1; k < n->n_outputs; k++)
     if (n->outputs[k]) {
@@ -1242,7 +1252,7 @@ static void bn_emit(Emit *e, Node *n) {
   for (int k = 1; k < 5; k++) P[k] = fmt(e, "X%d", k);
 #define PL(k, idx) c_load(e, n->inputs[k]->dtype, fmt(e, "%s[%s]", P[k], idx))
   bool spatial = n->opset >= 9 || attr_i(n, "spatial", 1) != 0;
-  if (!bn_training(n)) {
+  if (!bn_training_mode(n)) {
     loop(e, "nb", N);
     loop(e, "c", C);
     ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
@@ -1266,21 +1276,18 @@ static void bn_emit(Emit *e, Node *n) {
   }
   /* training: batch statistics per channel */
   const char *mom = c_lit(e, ct, attr_f(n, "momentum", 0.9f));
+  /* sums in 16 lanes per image row (they vectorize), rows added in CT */
   loop(e, "c", C);
   ep(e, "%s sum = 0, sq = 0;", CT);
   loop(e, "nb", N);
   ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
-  loop(e, "i", S);
-  ep(e, "sum += %s;", c_load(e, dt, "xp[i]"));
-  ep(e, "}");
+  emit_lane_sums(e, CT, IT, S, 1, (const char *const[]){"sum"}, (const char *const[]){c_load(e, dt, "xp[q]")});
   ep(e, "}");
   ep(e, "const %s mean = sum / %s;", CT, c_lit(e, ct, (double)(N * S)));
   loop(e, "nb", N);
   ep(e, "const %s *xp = X0 + (nb * %lld + c) * %lld;", c_type(dt), LL(C), LL(S));
-  loop(e, "i", S);
-  ep(e, "const %s t = %s - mean;", CT, c_load(e, dt, "xp[i]"));
-  ep(e, "sq += t * t;");
-  ep(e, "}");
+  const char *xq = c_load(e, dt, "xp[q]");
+  emit_lane_sums(e, CT, IT, S, 1, (const char *const[]){"sq"}, (const char *const[]){fmt(e, "(%s - mean) * (%s - mean)", xq, xq)});
   ep(e, "}");
   ep(e, "const %s var = sq / %s;", CT, c_lit(e, ct, (double)(N * S)));
   ep(e, "const %s a = %s / sqrt%s(var + %s);", CT, PL(1, "c"), sf, eps);
@@ -1292,7 +1299,11 @@ static void bn_emit(Emit *e, Node *n) {
   ep(e, "yp[i] = %s;", c_store(e, dt, fmt(e, "%s * a + b", c_load(e, dt, "xp[i]"))));
   ep(e, "}");
   ep(e, "}");
-  const char *stat[5] = {NULL, "mean", "var", "mean", "var"};
+  /* the running variance blends in the batch variance as ONNX defines it (biased); onnxc
+     --train sets onnxc.unbiased_var to blend in the unbiased one, as torch.nn.BatchNorm does */
+  const char *uvar = "var";
+  if (attr_i(n, "onnxc.unbiased_var", 0) && N * S > 1) uvar = fmt(e, "var * %s", c_lit(e, ct, (double)(N * S) / (double)(N * S - 1)));
+  const char *stat[5] = {NULL, "mean", uvar, "mean", "var"};
   for (int k = 1; k < n->n_outputs && k < 5; k++) {
     Value *o = n->outputs[k];
     if (!o) continue;

@@ -4,7 +4,9 @@
  *   load_onnx        protobuf -> IR, checks of files, tensors, opsets; inlines functions
  *   graph_verify     names defined, single producers, acyclic; topological order
  *   infer_and_fold   shape/type of every value; constant folding
- *   autodiff         --gradients only: loss and gradient graph (autodiff.c)
+ *   autodiff         --gradients only: loss and gradient graph (autodiff.c); with
+ *                    --recompute, cheap forward values recomputed (recompute.c) -- planned
+ *                    both ways, the smaller arena kept (keep_smaller)
  *   eliminate_dead   drop nodes nobody needs and nodes folded to constants
  *   schedule_graph   execution order
  *   plan_memory      live ranges, views, arena offsets (checked)
@@ -219,13 +221,63 @@ static void plan_graph(Ctx *ctx, const CompileOptions *opt, Graph *g) {
   plan_best_order(ctx, g);
 }
 
-/* The model loaded afresh with the parameters of ts as run-time inputs, inferred. */
-static void load_bound(Ctx *ctx, TrainSpec *ts) {
+/* The model loaded afresh with the parameters of ts as run-time inputs, inferred (eval:
+   BatchNormalization on the running statistics). */
+static void load_bound(Ctx *ctx, TrainSpec *ts, bool eval) {
   reload(ctx);
   train_bind_params(ctx, ts, ctx->graph);
+  if (eval) train_eval_mode(ctx, ctx->graph);
   infer_and_fold(ctx, ctx->graph);
   flatten_sequence_outputs(ctx, ctx->graph);
   dump(ctx, "infer");
+}
+
+/* load .. plan of the model (inference, or --gradients) into ctx->graph */
+static void compile_graph(Ctx *ctx, const CompileOptions *opt) {
+  reload(ctx);
+  infer_and_fold(ctx, ctx->graph);
+  flatten_sequence_outputs(ctx, ctx->graph);
+  dump(ctx, "infer");
+  if (opt->gradients) {
+    autodiff(ctx, ctx->graph, opt);
+    dump(ctx, "autodiff");
+  }
+  eliminate_dead(ctx, ctx->graph);
+  dump(ctx, "dce");
+  optimize_graph(ctx, ctx->graph);
+  ctx->order_name = opt->order;
+  plan_best_order(ctx, ctx->graph);
+}
+
+/* The training step of --train (ts given) over run-time parameters, planned, in ctx->graph. */
+static void compile_train_step(Ctx *ctx, const CompileOptions *opt, TrainSpec *ts);
+
+/* --recompute: ctx->graph was built with it; builds it again without and keeps the one with
+   the smaller arena (ties: without, as it computes less).  Recomputation can lengthen the
+   lives of the values a clone reads; only the plan tells. */
+static void keep_smaller(Ctx *ctx, const CompileOptions *opt, TrainSpec *ts) {
+  Graph *with = ctx->graph;
+  const char *with_order = ctx->order_name;
+  CompileOptions plain = *opt;
+  plain.recompute = false;
+  if (ts) compile_train_step(ctx, &plain, ts);
+  else compile_graph(ctx, &plain);
+  bool keep = with->arena_bytes < ctx->graph->arena_bytes;
+  if (ctx->verbose)
+    fprintf(stderr, "onnxc: %s: --recompute: training arena %lld bytes, without %lld bytes: %s\n", ctx->file,
+            (long long)with->arena_bytes, (long long)ctx->graph->arena_bytes, keep ? "recomputing" : "not recomputing");
+  if (keep) {
+    ctx->graph = with;
+    ctx->order_name = with_order;
+  }
+}
+
+static void compile_train_step(Ctx *ctx, const CompileOptions *opt, TrainSpec *ts) {
+  load_bound(ctx, ts, false);
+  autodiff(ctx, ctx->graph, opt);
+  dump(ctx, "autodiff");
+  train_check_gradients(ctx, ts, ctx->graph);
+  plan_graph(ctx, opt, ctx->graph);
 }
 
 /* --train: see train.c for why the model is loaded three times. */
@@ -236,21 +288,21 @@ static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_pat
   if (!train_parse_optimizer(opt->optimizer, &ts->opt, msg, sizeof msg)) fail(ctx, "%s", msg);
   train_check_optimizer(ctx, &ts->opt);
   if (ctx->weights_path) fail(ctx, "--weights does not apply to --train (the weights are the state)");
-  /* 1. which initializers get gradients */
+  /* 1. which initializers get gradients (recomputation changes none) */
+  CompileOptions find = *opt;
+  find.recompute = false;
   reload(ctx);
   infer_and_fold(ctx, ctx->graph);
   flatten_sequence_outputs(ctx, ctx->graph);
-  autodiff(ctx, ctx->graph, opt);
+  autodiff(ctx, ctx->graph, &find);
   train_collect_params(ctx, ts, ctx->graph);
+  train_collect_stats(ctx, ts, ctx->graph);
   /* 2. the training step over run-time parameters */
-  load_bound(ctx, ts);
-  autodiff(ctx, ctx->graph, opt);
-  dump(ctx, "autodiff");
-  train_check_gradients(ctx, ts, ctx->graph);
+  compile_train_step(ctx, opt, ts);
+  if (opt->recompute) keep_smaller(ctx, opt, ts);
   ts->train = ctx->graph;
-  plan_graph(ctx, opt, ts->train);
   /* 3. inference over the same parameters */
-  load_bound(ctx, ts);
+  load_bound(ctx, ts, true);
   ts->infer = ctx->graph;
   plan_graph(ctx, opt, ts->infer);
   train_layout(ctx, ts);
@@ -293,6 +345,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   custom_ops_setup(ctx, opt);
   if (!opt->gradients && !opt->train && (opt->loss || opt->n_freeze))
     fail(ctx, "--loss and --freeze need --gradients or --train");
+  if (opt->recompute && !opt->gradients && !opt->train) fail(ctx, "--recompute needs --gradients or --train");
   if (opt->optimizer && !opt->train) fail(ctx, "--optimizer needs --train");
   if (opt->train && opt->gradients) fail(ctx, "--train and --gradients exclude each other");
 
@@ -306,21 +359,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
     goto done;
   }
 
-  load_onnx(ctx);
-  dump(ctx, "load");
-  graph_verify(ctx, ctx->graph);
-  dump(ctx, "verify");
-  infer_and_fold(ctx, ctx->graph);
-  flatten_sequence_outputs(ctx, ctx->graph);
-  dump(ctx, "infer");
-  if (opt->gradients) {
-    autodiff(ctx, ctx->graph, opt);
-    dump(ctx, "autodiff");
-  }
-  eliminate_dead(ctx, ctx->graph);
-  dump(ctx, "dce");
-  optimize_graph(ctx, ctx->graph);
-  plan_best_order(ctx, ctx->graph);
+  compile_graph(ctx, opt);
+  if (opt->gradients && opt->recompute) keep_smaller(ctx, opt, NULL);
   write_reports(ctx, opt);
   emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
 done:

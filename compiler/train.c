@@ -10,17 +10,25 @@
  *      (train_bind_params), so nothing derived from them (a transposed weight, a weight-only
  *      subexpression) is folded; autodiff then builds the same gradients over run-time values
  *      (train_check_gradients) -- the training step;
- *   3. again, bound the same way, without autodiff -- inference with the current state.
+ *   3. again, bound the same way, without autodiff, BatchNormalization in inference mode --
+ *      inference with the current state.
  *
  * optimize_graph is not run on these graphs: its fusions and weight packing assume constant
  * weights.  Non-trainable initializers (frozen, integer, off the loss path) stay constants.
  *
+ * Running statistics (the running mean/var of training-mode BatchNormalization) are state too,
+ * without gradients: the training graph reads them and outputs their updated values
+ * (BatchNormalization outputs 1 and 2, with torch's unbiased variance), which the step copies
+ * into the state; the inference graph runs BatchNormalization in inference mode over them
+ * (train_eval_mode), like torch's .eval().
+ *
  * State buffer (<NAME>_STATE_BYTES, aligned like the arena): the step count (uint64) at 0,
- * then every parameter, then the optimizer buffers (SGD: one momentum buffer per parameter
- * when momentum != 0; AdamW: exp_avg and exp_avg_sq per parameter), each at an aligned offset.
- * The train arena is the training graph's planned arena followed by the loss and one gradient
- * slot per parameter (graph outputs, written by the step's graph, read by the optimizer loop
- * after it, so the update never races the schedule).  emit_train.c writes the code and the
+ * then every parameter, then every running statistic, then the optimizer buffers (SGD: one
+ * momentum buffer per parameter when momentum != 0; AdamW: exp_avg and exp_avg_sq per
+ * parameter), each at an aligned offset.  The train arena is the training graph's planned
+ * arena followed by the loss, one gradient slot per parameter and one slot per running
+ * statistic (graph outputs, written by the step's graph, read by the update after it, so the
+ * update never races the schedule).  emit_train.c writes the code and the
  * saved-state format; onnxc_export_weights reads that format back (see the README).
  */
 #include <errno.h>
@@ -133,6 +141,17 @@ void train_check_optimizer(Ctx *ctx, const TrainOptim *o) {
 
 /* ---- the parameters ---------------------------------------------------------------------- */
 
+/* A state entry with w's name, type, shape and initial contents. */
+static void state_entry(Ctx *ctx, TrainParam *p, const Value *w) {
+  p->name = arena_strdup(&ctx->arena, w->name);
+  p->dtype = w->dtype;
+  p->rank = w->rank;
+  memcpy(p->dims, w->dims, sizeof p->dims);
+  p->bytes = value_bytes(w);
+  p->init = arena_alloc(&ctx->arena, (size_t)p->bytes + 1);
+  if (p->bytes) memcpy(p->init, w->data, (size_t)p->bytes);
+}
+
 void train_collect_params(Ctx *ctx, TrainSpec *ts, Graph *g) {
   /* autodiff's outputs: loss, then <init>_grad for each parameter in initializer order */
   int n = g->outputs.n - 1;
@@ -148,32 +167,101 @@ void train_collect_params(Ctx *ctx, TrainSpec *ts, Graph *g) {
     if (w->dtype != DT_FLOAT && w->dtype != DT_DOUBLE)
       fail(ctx, "--train: parameter '%s' is %s; the optimizers handle float and double parameters (--freeze it)",
            w->name, dtype_name(w->dtype));
-    TrainParam *p = &ts->params[ts->n_params++];
-    p->name = arena_strdup(&ctx->arena, w->name);
-    p->dtype = w->dtype;
-    p->rank = w->rank;
-    memcpy(p->dims, w->dims, sizeof p->dims);
-    p->bytes = value_bytes(w);
-    p->init = arena_alloc(&ctx->arena, (size_t)p->bytes + 1);
-    if (p->bytes) memcpy(p->init, w->data, (size_t)p->bytes);
+    state_entry(ctx, &ts->params[ts->n_params++], w);
   }
   if (ts->n_params != n) fail(ctx, "--train: internal: %d gradients for %d parameters", n, ts->n_params);
 }
 
+static bool is_bn(const Node *n) { return !*n->domain && !strcmp(n->op_type, "BatchNormalization"); }
+
+/* Running statistics: inputs 3 (mean) and 4 (var) of training-mode BatchNormalization nodes
+   that are initializers.  Torch updates them in the forward pass of a training step and uses
+   them in eval mode; so does the --train step (its BatchNormalization outputs 1 and 2 become
+   state) and <name>_infer. */
+void train_collect_stats(Ctx *ctx, TrainSpec *ts, Graph *g) {
+  ts->stats = arena_alloc(&ctx->arena, sizeof(TrainParam) * (size_t)(2 * g->nodes.n + 1));
+  ts->n_stats = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (n->dead || !is_bn(n) || !bn_training_mode(n)) continue;
+    for (int k = 3; k <= 4; k++) {
+      Value *v = node_in(n, k);
+      bool init = false;
+      for (int j = 0; v && j < g->inits.n && !init; j++) init = g->inits.v[j] == v;
+      if (!init || !v->data) continue;
+      if (v->dtype != DT_FLOAT && v->dtype != DT_DOUBLE)
+        fail_node(ctx, n, "--train: running statistic '%s' is %s; float and double are supported", v->name, dtype_name(v->dtype));
+      for (int j = 0; j < ts->n_stats; j++)
+        if (!strcmp(ts->stats[j].name, v->name))
+          fail_node(ctx, n, "--train: running statistic '%s' is shared by two BatchNormalization nodes", v->name);
+      for (int j = 0; j < ts->n_params; j++)
+        if (!strcmp(ts->params[j].name, v->name))
+          fail_node(ctx, n, "--train: running statistic '%s' is also a trainable parameter (--freeze it)", v->name);
+      state_entry(ctx, &ts->stats[ts->n_stats++], v);
+    }
+  }
+}
+
+static Value *bind(Ctx *ctx, Graph *g, const TrainParam *p) {
+  Value *v = NULL;
+  for (int k = 0; k < g->inits.n && !v; k++)
+    if (!strcmp(((Value *)g->inits.v[k])->name, p->name)) v = g->inits.v[k];
+  CHECK(v && v->dtype == p->dtype);
+  v->data = NULL;
+  v->kind = VAL_INPUT;
+  (void)ctx;
+  return v;
+}
+
 void train_bind_params(Ctx *ctx, TrainSpec *ts, Graph *g) {
   PtrVec ins = {0};
-  for (int i = 0; i < ts->n_params; i++) {
-    TrainParam *p = &ts->params[i];
-    Value *v = NULL;
-    for (int k = 0; k < g->inits.n && !v; k++)
-      if (!strcmp(((Value *)g->inits.v[k])->name, p->name)) v = g->inits.v[k];
-    CHECK(v && v->dtype == p->dtype);
-    v->data = NULL;
-    v->kind = VAL_INPUT;
-    vec_push(&ctx->arena, &ins, v);
-  }
+  for (int i = 0; i < ts->n_params; i++) vec_push(&ctx->arena, &ins, bind(ctx, g, &ts->params[i]));
+  for (int i = 0; i < ts->n_stats; i++) vec_push(&ctx->arena, &ins, bind(ctx, g, &ts->stats[i]));
   for (int i = 0; i < g->inputs.n; i++) vec_push(&ctx->arena, &ins, g->inputs.v[i]);
   g->inputs = ins;
+}
+
+void train_eval_mode(Ctx *ctx, Graph *g) {
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (!is_bn(n) || !bn_training_mode(n)) continue;
+    for (int k = 1; k < n->n_outputs; k++) {
+      Value *o = n->outputs[k];
+      if (o && (o->n_consumers || o->is_output))
+        fail_node(ctx, n, "--train: inference runs BatchNormalization on its running statistics (eval mode), "
+                  "but the model reads its statistics output '%s'", o->name);
+      n->outputs[k] = NULL;
+    }
+    if (n->opset >= 14) node_set_attr_i(ctx, n, "training_mode", 0);
+  }
+}
+
+/* The training-mode BatchNormalization output (1: mean, 2: var) that updates stat p. */
+static Value *stat_output(Ctx *ctx, Graph *g, const TrainParam *p) {
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (n->dead || !is_bn(n) || !bn_training_mode(n)) continue;
+    for (int k = 3; k <= 4; k++) {
+      Value *v = node_in(n, k);
+      if (!v || v->kind != VAL_INPUT || strcmp(v->name, p->name)) continue;
+      int o = k - 2;
+      if (o >= n->n_outputs) {
+        Value **outs = arena_alloc(&ctx->arena, sizeof(Value *) * 3);
+        memcpy(outs, n->outputs, sizeof(Value *) * (size_t)n->n_outputs);
+        n->outputs = outs;
+        n->n_outputs = 3;
+      }
+      if (!n->outputs[o]) {
+        Value *nv = graph_new_value(ctx, g, arena_printf(&ctx->arena, "%s_updated", p->name));
+        nv->producer = n;
+        n->outputs[o] = nv;
+      }
+      node_set_attr_i(ctx, n, "onnxc.unbiased_var", 1);
+      infer_node(ctx, n);
+      return n->outputs[o];
+    }
+  }
+  fail(ctx, "--train: internal: no BatchNormalization updates running statistic '%s'", p->name);
 }
 
 void train_check_gradients(Ctx *ctx, TrainSpec *ts, Graph *g) {
@@ -181,6 +269,12 @@ void train_check_gradients(Ctx *ctx, TrainSpec *ts, Graph *g) {
   for (int i = 0; ok && i < ts->n_params; i++)
     ok = !strcmp(((Value *)g->outputs.v[i + 1])->name, arena_printf(&ctx->arena, "%s_grad", ts->params[i].name));
   if (!ok) fail(ctx, "--train: internal: the gradients over run-time weights differ from those over constants");
+  for (int i = 0; i < ts->n_stats; i++) {
+    Value *o = stat_output(ctx, g, &ts->stats[i]);
+    if (o->is_output) fail(ctx, "--train: internal: running statistic output '%s' is already an output", o->name);
+    o->is_output = true;
+    vec_push(&ctx->arena, &g->outputs, o);
+  }
 }
 
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -193,6 +287,11 @@ void train_layout(Ctx *ctx, TrainSpec *ts) {
   for (int i = 0; i < ts->n_params; i++) {
     ts->params[i].off = off;
     off = align_up(off + ts->params[i].bytes, al);
+  }
+  for (int i = 0; i < ts->n_stats; i++) {
+    ts->stats[i].off = off;
+    ts->stats[i].off_buf[0] = ts->stats[i].off_buf[1] = -1;
+    off = align_up(off + ts->stats[i].bytes, al);
   }
   for (int b = 0; b < 2; b++)
     for (int i = 0; i < ts->n_params; i++) {
@@ -209,6 +308,10 @@ void train_layout(Ctx *ctx, TrainSpec *ts) {
   for (int i = 0; i < ts->n_params; i++) {
     ts->params[i].grad_off = a;
     a = align_up(a + ts->params[i].bytes, al);
+  }
+  for (int i = 0; i < ts->n_stats; i++) {
+    ts->stats[i].grad_off = a;
+    a = align_up(a + ts->stats[i].bytes, al);
   }
   ts->train_arena = a;
   ts->infer_arena = ts->infer->arena_bytes;
@@ -273,7 +376,7 @@ int onnxc_export_weights(const char *model, const char *state, const char *outp,
     pos += 8 * (size_t)rank;
     const char *name = (const char *)sb + pos;
     pos += (nlen + 7) / 8 * 8;
-    if (kind != 0) continue; /* optimizer buffers */
+    if (kind != 0 && kind != 4) continue; /* optimizer buffers */
     Onnx__TensorProto *t = NULL;
     for (size_t i = 0; i < m->graph->n_initializer && !t; i++) {
       const char *tn = m->graph->initializer[i]->name;

@@ -100,21 +100,24 @@ def main():
             result(f"{rel}: compiles", False, r1[1] or r2[1])
             continue
         check_pair(rel, a, b, inc, have_arm, no_avx=True)
-    # --train: the training step + inference file (SGD and AdamW), same contract
-    for fx, loss in (("mlp_ce", "cross_entropy:output"), ("cnn_ce", "cross_entropy:output")):
+    # --train: the training step + inference file (SGD and AdamW; BatchNorm running statistics),
+    # same contract
+    sgd = "sgd:lr=0.1,momentum=0.9,nesterov=1"
+    for fx, opt, extra in (("mlp_ce", sgd, []), ("mlp_ce", "adamw", []), ("cnn_ce", sgd, []), ("cnn_ce", "adamw", []),
+                           ("resnet_bn_ce", sgd, []), ("resnet_bn_ce", "adamw", ["--recompute"])):
+        loss = "cross_entropy:output"
         m = os.path.join(ROOT, "tests", "training", "train_curve", fx, "model.onnx")
-        for opt in ("sgd:lr=0.1,momentum=0.9,nesterov=1", "adamw"):
-            rel = f"--train {fx} {opt.split(':')[0]}"
-            a, b = os.path.join(work, "ta"), os.path.join(work, "tb")
-            os.makedirs(a, exist_ok=True)
-            os.makedirs(b, exist_ok=True)
-            flags = ["--train", "--loss", loss, "--optimizer", opt]
-            r1 = sh([onnxc, m, *flags, "-o", os.path.join(a, "net.c")])
-            r2 = sh([onnxc, m, *flags, "-o", os.path.join(b, "net.c")])
-            if r1[0] or r2[0]:
-                result(f"{rel}: compiles", False, r1[1] or r2[1])
-                continue
-            check_pair(rel, a, b, inc, have_arm, no_avx=False)
+        rel = f"--train {fx} {opt.split(':')[0]}{''.join(' ' + x for x in extra)}"
+        a, b = os.path.join(work, "ta"), os.path.join(work, "tb")
+        os.makedirs(a, exist_ok=True)
+        os.makedirs(b, exist_ok=True)
+        flags = ["--train", "--loss", loss, "--optimizer", opt, *extra]
+        r1 = sh([onnxc, m, *flags, "-o", os.path.join(a, "net.c")])
+        r2 = sh([onnxc, m, *flags, "-o", os.path.join(b, "net.c")])
+        if r1[0] or r2[0]:
+            result(f"{rel}: compiles", False, r1[1] or r2[1])
+            continue
+        check_pair(rel, a, b, inc, have_arm, no_avx=False)
     # custom ops: calls of user functions (declared in net.h) for inference, --gradients, --train
     cm = os.path.join(ROOT, "tests", "custom_ops", "grad_mlp", "model.onnx")
     ops = ["--custom-ops", os.path.join(ROOT, "tests", "custom_ops", "ops.txt")]

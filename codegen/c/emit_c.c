@@ -187,6 +187,30 @@ const char *c_highest(Emit *e, int dt) {
   }
 }
 
+/* ---- sums that vectorize ------------------------------------------------------------------ */
+
+void emit_lane_sums(Emit *e, const char *T, const char *it, int64_t n, int k, const char *const *dst,
+                    const char *const *expr) {
+  CHECK(k >= 1 && k <= 4);
+  ep(e, "{");
+  for (int j = 0; j < k; j++) ep(e, "%s l%d_[16] = {0};", T, j);
+  ep(e, "%s q0_ = 0, j_;", it);
+  ep(e, "for (; q0_ + 16 <= %lld; q0_ += 16) {", (long long)n);
+  ep(e, "for (j_ = 0; j_ < 16; j_++) {");
+  ep(e, "const %s q = q0_ + j_;", it);
+  for (int j = 0; j < k; j++) ep(e, "l%d_[j_] += %s;", j, expr[j]);
+  ep(e, "}");
+  ep(e, "}");
+  ep(e, "for (; q0_ < %lld; q0_++) {", (long long)n);
+  ep(e, "const %s q = q0_;", it);
+  for (int j = 0; j < k; j++) ep(e, "l%d_[0] += %s;", j, expr[j]);
+  ep(e, "}");
+  ep(e, "for (j_ = 0; j_ < 16; j_++) {");
+  for (int j = 0; j < k; j++) ep(e, "%s += l%d_[j_];", dst[j], j);
+  ep(e, "}");
+  ep(e, "}");
+}
+
 /* ---- broadcast loop nests ------------------------------------------------------------- */
 
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,

@@ -23,12 +23,12 @@
  *    40  4  optimizer: 1 SGD, 2 AdamW
  *    44  4  0x01020304 in the writer's byte order (the data's byte order)
  *    48     table entries: u32 kind (0 parameter, 1 SGD momentum buffer, 2 AdamW exp_avg,
- *           3 AdamW exp_avg_sq), u32 ONNX dtype, u32 rank, u32 name bytes, u64 data offset
+ *           3 AdamW exp_avg_sq, 4 running statistic), u32 ONNX dtype, u32 rank, u32 name bytes, u64 data offset
  *           (from the blob's start), u64 data bytes, u64 dims[rank], the name (no NUL) padded
  *           with zeros to a multiple of 8
  *     H     the data: the state buffer from its first parameter on
  * A load accepts only a blob whose header equals this model's (names, shapes, optimizer,
- * layout) and whose checksum holds; onnxc export-weights reads the kind-0 entries.
+ * layout) and whose checksum holds; onnxc export-weights reads the kind-0 and kind-4 entries.
  */
 #include <string.h>
 
@@ -67,11 +67,13 @@ static void put64(Buf *b, uint64_t x) {
 static void state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int64_t *total) {
   int64_t al = (int64_t)ctx->align < 16 ? 16 : (int64_t)ctx->align;
   int nbuf = ts->opt.kind == OPT_ADAMW ? 2 : ts->params[0].off_buf[0] >= 0 ? 1 : 0;
-  int nent = ts->n_params * (1 + nbuf);
+  int nent = ts->n_params * (1 + nbuf) + ts->n_stats;
   /* the table's size first: entry offsets depend on H */
   int64_t tab = 0;
   for (int i = 0; i < ts->n_params; i++)
     tab += (32 + 8 * ts->params[i].rank + align_up((int64_t)strlen(ts->params[i].name), 8)) * (1 + nbuf);
+  for (int i = 0; i < ts->n_stats; i++)
+    tab += 32 + 8 * ts->stats[i].rank + align_up((int64_t)strlen(ts->stats[i].name), 8);
   int64_t H = align_up(48 + tab, al);
   int64_t data = ts->state_bytes - ts->state_data;
   buf_put(h, "ONNXCST\0", 8);
@@ -83,10 +85,11 @@ static void state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, in
   put64(h, 0);
   put32(h, (uint32_t)ts->opt.kind);
   put32(h, 0x01020304u);
-  for (int b = -1; b < nbuf; b++)
-    for (int i = 0; i < ts->n_params; i++) {
-      TrainParam *p = &ts->params[i];
-      int kind = b < 0 ? 0 : ts->opt.kind == OPT_SGD ? 1 : 2 + b;
+  /* b = -2: parameters, -1: running statistics, >= 0: optimizer buffer b */
+  for (int b = -2; b < nbuf; b++)
+    for (int i = 0; i < (b == -1 ? ts->n_stats : ts->n_params); i++) {
+      TrainParam *p = b == -1 ? &ts->stats[i] : &ts->params[i];
+      int kind = b == -2 ? 0 : b == -1 ? 4 : ts->opt.kind == OPT_SGD ? 1 : 2 + b;
       int64_t off = b < 0 ? p->off : p->off_buf[b];
       size_t nl = strlen(p->name);
       put32(h, (uint32_t)kind);
@@ -145,6 +148,9 @@ static void emit_update(Emit *e, TrainSpec *ts, TrainParam *p) {
   ep(e, "}");
 }
 
+/* State entry i bound to graph input i: the parameters, then the running statistics. */
+static TrainParam *bound(TrainSpec *ts, int i) { return i < ts->n_params ? &ts->params[i] : &ts->stats[i - ts->n_params]; }
+
 static const char *tensor_comment(Arena *a, Value *v) {
   return arena_printf(a, "%s %s%s", v->name, dtype_name(v->dtype), shape_str(a, v));
 }
@@ -153,7 +159,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   Arena *a = &ctx->arena;
   const char *P = ctx->prefix, *UP = upper(a, P);
   Graph *tg = ts->train, *ig = ts->infer;
-  int np = ts->n_params;
+  int np = ts->n_params, ns = np + ts->n_stats; /* graph inputs bound to the state */
   int64_t al = (int64_t)ctx->align < 16 ? 16 : (int64_t)ctx->align;
   Value *loss = tg->outputs.v[0];
   if (loss->dtype != DT_FLOAT && loss->dtype != DT_DOUBLE) fail(ctx, "--train: the loss must be float or double");
@@ -165,17 +171,17 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
 
   /* user-facing parameter lists: the graphs' inputs after the parameters */
   const char *tparams = "", *iparams = "", *targs = "", *iargs = "", *hnull = "", *inull = "";
-  for (int i = np; i < tg->inputs.n; i++) {
+  for (int i = ns; i < tg->inputs.n; i++) {
     Value *v = tg->inputs.v[i];
-    const char *nm = arena_printf(a, "in%d_%s", i - np, ident(a, v->name));
+    const char *nm = arena_printf(a, "in%d_%s", i - ns, ident(a, v->name));
     tparams = arena_printf(a, "%s,\n    const %s *%s /* %s */", tparams, c_type(v->dtype), nm, tensor_comment(a, v));
     targs = arena_printf(a, "%s, %s", targs, nm);
     hnull = arena_printf(a, "%s || !%s", hnull, nm);
   }
   tparams = arena_printf(a, "%s,\n    %s *loss /* scalar; may be NULL */", tparams, LT);
-  for (int i = np; i < ig->inputs.n; i++) {
+  for (int i = ns; i < ig->inputs.n; i++) {
     Value *v = ig->inputs.v[i];
-    const char *nm = arena_printf(a, "in%d_%s", i - np, ident(a, v->name));
+    const char *nm = arena_printf(a, "in%d_%s", i - ns, ident(a, v->name));
     iparams = arena_printf(a, "%s,\n    const %s *%s /* %s */", iparams, c_type(v->dtype), nm, tensor_comment(a, v));
     iargs = arena_printf(a, "%s, %s", iargs, nm);
     inull = arena_printf(a, "%s || !%s", inull, nm);
@@ -214,7 +220,10 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   buf_printf(h, "/* scratch of %s_infer (a %s_TRAIN_ARENA_BYTES arena serves too when at least this big) */\n"
                  "#define %s_ARENA_BYTES %lld\n", P, UP, UP, (long long)ts->infer_arena);
   buf_printf(h, "/* bytes of a saved state (%s_state_save / %s_state_load) */\n#define %s_STATE_BLOB_BYTES %lld\n", P, P, UP, (long long)total);
-  buf_printf(h, "#define %s_N_PARAMS %d\n\n", UP, np);
+  buf_printf(h, "#define %s_N_PARAMS %d\n", UP, np);
+  buf_printf(h, "/* running statistics (BatchNormalization running mean/var, ONNX initializers) in the state:\n"
+                 "   each step updates them, %s_infer normalizes with them (eval mode) */\n#define %s_N_STATS %d\n\n",
+             P, UP, ts->n_stats);
   buf_printf(h, "/* Writes the model's initial weights into the state and zeroes the optimizer state. */\n"
                  "int %s_train_init(void *state);\n\n", P);
   buf_printf(h, "/* One training step on a batch: the loss (before the update) goes to *loss. */\n%s;\n\n", tproto);
@@ -246,8 +255,8 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   buf_printf(cb, "#include \"%s\"\n\n", hbase);
   size_t tpl_at = emit_multi_begin(&e);
   int nconst = 0;
-  for (int i = 0; i < np; i++) {
-    TrainParam *p = &ts->params[i];
+  for (int i = 0; i < ns; i++) {
+    TrainParam *p = bound(ts, i);
     Value *v = arena_alloc(a, sizeof *v);
     v->name = p->name;
     v->dtype = p->dtype;
@@ -256,7 +265,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
     memcpy(v->dims, p->dims, sizeof v->dims);
     v->data = p->init;
     v->cname = arena_printf(a, "init%d_%s", i, ident(a, p->name));
-    buf_puts(cb, "/* initial value of parameter */ ");
+    buf_puts(cb, i < np ? "/* initial value of parameter */ " : "/* initial value of running statistic */ ");
     emit_c_const(&e, v);
   }
   buf_puts(cb, "\n/* ---- the training step's graph ---- */\n\n");
@@ -280,10 +289,10 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   ep(&e, "if (!S) return ONNXC_ERR_NULL;");
   ep(&e, "if ((uintptr_t)S %% %lld != 0) return ONNXC_ERR_ALIGN;", (long long)al);
   ep(&e, "memset(S, 0, %lld);", (long long)ts->state_bytes);
-  for (int i = 0; i < np; i++)
-    if (ts->params[i].bytes)
-      ep(&e, "memcpy(S + %lld, init%d_%s, %lld);", (long long)ts->params[i].off, i, ident(a, ts->params[i].name),
-         (long long)ts->params[i].bytes);
+  for (int i = 0; i < ns; i++)
+    if (bound(ts, i)->bytes)
+      ep(&e, "memcpy(S + %lld, init%d_%s, %lld);", (long long)bound(ts, i)->off, i, ident(a, bound(ts, i)->name),
+         (long long)bound(ts, i)->bytes);
   ep(&e, "return ONNXC_OK;");
   e.indent = 0;
   buf_puts(cb, "}\n\n");
@@ -303,13 +312,13 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
     Buf *call = &ctx->emit_bufs[3];
     call->len = 0;
     buf_printf(call, "st = train_graph(A");
-    for (int i = 0; i < np; i++) {
-      TrainParam *p = &ts->params[i];
+    for (int i = 0; i < ns; i++) {
+      TrainParam *p = bound(ts, i);
       buf_printf(call, ", (const %s *)(S + %lld)", c_type(p->dtype), (long long)p->off);
     }
     buf_printf(call, "%s, (%s *)(A + %lld)", targs, LT, (long long)ts->loss_off);
-    for (int i = 0; i < np; i++) {
-      TrainParam *p = &ts->params[i];
+    for (int i = 0; i < ns; i++) {
+      TrainParam *p = bound(ts, i);
       buf_printf(call, ", (%s *)(A + %lld)", c_type(p->dtype), (long long)p->grad_off);
     }
     buf_puts(call, ");");
@@ -317,6 +326,9 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   }
   ep(&e, "if (st != ONNXC_OK) return st;");
   ep(&e, "if (loss) *loss = *(const %s *)(A + %lld);", LT, (long long)ts->loss_off);
+  for (int i = 0; i < ts->n_stats; i++)
+    ep(&e, "memcpy(S + %lld, A + %lld, %lld); /* %s */", (long long)ts->stats[i].off, (long long)ts->stats[i].grad_off,
+       (long long)ts->stats[i].bytes, ts->stats[i].name);
   ep(&e, "memcpy(&t, S, 8);");
   ep(&e, "t++;");
   ep(&e, "memcpy(S, &t, 8);");
@@ -345,8 +357,8 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
     Buf *call = &ctx->emit_bufs[3];
     call->len = 0;
     buf_printf(call, "return infer_graph(arena");
-    for (int i = 0; i < np; i++) {
-      TrainParam *p = &ts->params[i];
+    for (int i = 0; i < ns; i++) {
+      TrainParam *p = bound(ts, i);
       buf_printf(call, ", (const %s *)(S + %lld)", c_type(p->dtype), (long long)p->off);
     }
     buf_printf(call, "%s);", iargs);

@@ -76,6 +76,7 @@ def main():
                        (["--custom-op", "x::Y:outputs=in0:nograd=40"], "nograd: expected input numbers from 0 to 31"),
                        (["--custom-op", "x::Y:outputs=in0:outputs=in0"], "key 'outputs' given twice"),
                        (["--custom-op", "9x::Y:outputs=in0"], "the C name '9x_Y' would start with a digit"),
+                       (["x.onnx", "-o", "x.c", "--recompute"], "--recompute needs --gradients or --train"),
                        (["export-weights", "x.onnx"], "export-weights takes")):
         p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
         lines = p.stderr.splitlines()

@@ -83,12 +83,12 @@ class BasicBlock(nn.Module):
 class ResNetBN(nn.Module):
     """Residual CNN with BatchNorm in training mode (batch statistics), GlobalAveragePool."""
 
-    def __init__(self):
+    def __init__(self, width=16, classes=4):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
         self.l1 = BasicBlock(8, 8, 1)
-        self.l2 = BasicBlock(8, 16, 2)
-        self.fc = nn.Linear(16, 4)
+        self.l2 = BasicBlock(8, width, 2)
+        self.fc = nn.Linear(width, classes)
 
     def forward(self, x):
         x = self.l2(self.l1(self.stem(x)))
@@ -186,6 +186,37 @@ class LSTMNet(nn.Module):
         return self.fc(torch.tanh(y[:, -1]))
 
 
+class GRUNet(nn.Module):
+    """Bidirectional GRU (linear_before_reset=1, gates reordered by Slice/Concat) with a learned
+    initial state (Expand -> initial_h), both Y and Y_h feeding the head."""
+
+    def __init__(self):
+        super().__init__()
+        self.g = nn.GRU(4, 5, batch_first=True, bidirectional=True)
+        self.h0 = nn.Parameter(torch.randn(2, 1, 5) * 0.3)
+        self.fc = nn.Linear(10, 3)
+        self.fc_h = nn.Linear(10, 3)
+
+    def forward(self, x):
+        y, h = self.g(x, self.h0.expand(-1, x.shape[0], -1).contiguous())
+        return self.fc(y[:, -1]) + self.fc_h(h.transpose(0, 1).reshape(x.shape[0], -1))
+
+
+class RNNNet(nn.Module):
+    """A ReLU RNN feeding a bidirectional tanh RNN, head on every step's output."""
+
+    def __init__(self):
+        super().__init__()
+        self.r1 = nn.RNN(4, 6, nonlinearity="relu", batch_first=True)
+        self.r2 = nn.RNN(6, 5, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(10, 2)
+
+    def forward(self, x):
+        y, _ = self.r1(x)
+        y, _ = self.r2(y)
+        return self.fc(y)
+
+
 # name, model class, input maker(gen), loss kind, opset, training-mode export[, frozen params]
 def randn(*s):
     return lambda gen: torch.randn(*s, generator=gen)
@@ -199,6 +230,8 @@ FIXTURES = [
     ("zoo_bce_op13", Zoo, randn(4, 8), "bce_logits", 13, False),
     ("selfloss_output_op14", SelfLoss, randn(7, 10), "output", 14, False),
     ("lstm_mse_op14", LSTMNet, randn(3, 7, 4), "mse", 14, False),
+    ("gru_mse_op14", GRUNet, randn(3, 6, 4), "mse", 14, False),
+    ("rnn_mse_op14", RNNNet, randn(3, 5, 4), "mse", 14, False),
 ]
 
 

@@ -28,6 +28,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from onnx.reference.op_run import OpRun
+from onnx.reference.ops.op_rnn import RNN_14
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = os.path.join(os.path.dirname(HERE), "conformance", "run.py")
@@ -167,6 +168,17 @@ CASES = [
     Case("lstm_bidir", "LSTM", [P(3, 2, 3), P(2, 12, 3), P(2, 12, 3), P(2, 24), None, P(2, 2, 3)],
          {"hidden_size": 3, "direction": "bidirectional"}, n_out=3, use=[0, 1, 2]),
     Case("lstm_yh_only", "LSTM", [P(4, 1, 2), P(1, 8, 2), P(1, 8, 2), P(1, 16)], {"hidden_size": 2}, n_out=2, use=[1]),
+    Case("gru_full", "GRU", [P(4, 2, 3), P(1, 12, 3), P(1, 12, 4), P(1, 24), None, P(1, 2, 4)], {"hidden_size": 4}, n_out=2),
+    Case("gru_lbr_reverse_y", "GRU", [P(5, 3, 2), P(1, 9, 2), P(1, 9, 3), P(1, 18)],
+         {"hidden_size": 3, "direction": "reverse", "linear_before_reset": 1}, n_out=2, use=[0]),
+    Case("gru_lbr_bidir", "GRU", [P(3, 2, 3), P(2, 9, 3), P(2, 9, 3), P(2, 18), None, P(2, 2, 3)],
+         {"hidden_size": 3, "direction": "bidirectional", "linear_before_reset": 1}, n_out=2),
+    Case("gru_bidir_yh_only", "GRU", [P(4, 1, 2), P(2, 6, 2), P(2, 6, 2)], {"hidden_size": 2, "direction": "bidirectional"},
+         n_out=2, use=[1]),
+    Case("rnn_full", "RNN", [P(4, 2, 3), P(1, 4, 3), P(1, 4, 4), P(1, 8), None, P(1, 2, 4)], {"hidden_size": 4}, n_out=2),
+    Case("rnn_reverse_y", "RNN", [P(5, 3, 2), P(1, 3, 2), P(1, 3, 3)], {"hidden_size": 3, "direction": "reverse"}),
+    Case("rnn_relu_bidir", "RNN", [P(3, 2, 3), P(2, 3, 3), P(2, 3, 3), P(2, 6), None, P(2, 2, 3)],
+         {"hidden_size": 3, "direction": "bidirectional", "activations": ["Relu", "Relu"]}, n_out=2),
 ]
 
 
@@ -211,8 +223,17 @@ class LogSoftmax(OpRun):
         return (legacy_softmax(x, self.onnx_node.attribute[0].i if self.onnx_node.attribute else 1, True),)
 
 
+class RNN(RNN_14):
+    """The reference RNN knows Tanh and Affine; torch's nonlinearity='relu' exports Relu."""
+
+    def choose_act(self, name, alpha, beta):
+        if name in ("Relu", "relu"):
+            return lambda x: np.maximum(x, 0)
+        return super().choose_act(name, alpha, beta)
+
+
 def evaluator(model, opset):
-    return ReferenceEvaluator(model, new_ops=[Erf, Gelu] + ([Softmax, LogSoftmax] if opset < 13 else []))
+    return ReferenceEvaluator(model, new_ops=[Erf, Gelu, RNN] + ([Softmax, LogSoftmax] if opset < 13 else []))
 
 
 def build(case, rng):
@@ -299,7 +320,7 @@ def write_case(root, case, rng):
 
 
 def cli_checks(onnxc, work):
-    """User errors of --gradients/--loss/--freeze: exit status 1 and one clear line."""
+    """User errors of --gradients/--loss/--freeze/--train: exit status 1 and one clear line."""
     g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Sin", ["h"], ["y"])], "g",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
@@ -317,14 +338,26 @@ def cli_checks(onnxc, work):
         (["--loss", "mse"], "need --gradients"),
         (["--gradients", "--loss", "output:y"], "must have one element"),
     ]
+    # --train runs inference in eval mode: a model that reads BatchNormalization's running statistics
+    bn = helper.make_graph([helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                                             training_mode=1)], "bn",
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+                            helper.make_tensor_value_info("rm", TensorProto.FLOAT, [3])],
+                           [numpy_helper.from_array(np.full(3, k, np.float32), n) for k, n in enumerate("sbmv")])
+    bn_path = os.path.join(work, "bn.onnx")
+    onnx.save(helper.make_model(bn, opset_imports=[helper.make_opsetid("", 15)]), bn_path)
+    checks = [(path, a, w) for a, w in checks] + [
+        (bn_path, ["--train", "--loss", "mse:y", "--optimizer", "sgd:lr=0.1"], "reads its statistics output 'rm'")]
     failed = 0
-    for args, want in checks:
+    for path, args, want in checks:
         p = subprocess.run([onnxc, path, "-o", os.path.join(work, "m.c")] + args, capture_output=True, text=True, timeout=30)
         lines = p.stderr.splitlines()
         ok = p.returncode == 1 and len(lines) == 1 and want in lines[0] and lines[0].startswith("onnxc: error: ")
         print(f"{'PASS' if ok else 'FAIL'} cli {' '.join(args)}: {p.stderr.strip()!r}")
         failed += not ok
-    p = subprocess.run([onnxc, path, "-o", os.path.join(work, "m.c"), "--gradients", "--loss", "mse:h"], capture_output=True, text=True)
+    p = subprocess.run([onnxc, checks[0][0], "-o", os.path.join(work, "m.c"), "--gradients", "--loss", "mse:h"],
+                       capture_output=True, text=True)
     ok = p.returncode == 0
     print(f"{'PASS' if ok else 'FAIL'} cli --gradients --loss mse:h: {p.stderr.strip()!r}")
     return failed + (not ok)

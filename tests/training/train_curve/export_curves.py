@@ -7,11 +7,17 @@ For every model, tests/training/train_curve/<name>/ gets
   curves.json   per optimizer: the onnxc --loss / --optimizer flags and torch's loss at each of
                 STEPS steps (the loss of the batch before that step's update), all from the same
                 initial weights
+For models with BatchNorm (exported in training mode: batch statistics, running statistics
+updated), curves.json also holds, per optimizer, torch's running_mean/var buffers after the steps
+(`stats`) and the eval-mode output of the trained model on batch 0 (`eval_out`).
 run_curves.py compiles each case with onnxc --train and compares every step's loss.
+
+usage: /usr/bin/python3 export_curves.py [NAME...]
 """
 import copy
 import json
 import os
+import sys
 
 import numpy as np
 import torch
@@ -19,6 +25,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from export_training import ResNetBN  # noqa: E402
 STEPS = 100
 K = 4
 
@@ -68,6 +76,11 @@ class Regressor(nn.Module):
 
 
 def dataset(name, g):
+    if name == "resnet_bn_ce":
+        x = torch.randn(K, 8, 3, 8, 8, generator=g) * 1.5 + 0.3  # running stats move away from 0 / 1
+        y = torch.randint(0, 3, (K, 8), generator=g)
+        x[..., 0, :4, :4] += y[..., None, None].float() * 0.8
+        return x, y
     if name == "mlp_ce":
         x = torch.randn(K, 8, 10, generator=g)
         w = torch.randn(10, 4, generator=g)
@@ -83,7 +96,10 @@ def dataset(name, g):
     return x, y
 
 
-CASES = [("mlp_ce", MLP, "cross_entropy"), ("cnn_ce", CNN, "cross_entropy"), ("mlp_mse", Regressor, "mse")]
+# name, model, loss, optimizers (None: all), export opset
+CASES = [("mlp_ce", MLP, "cross_entropy", None, 13), ("cnn_ce", CNN, "cross_entropy", None, 13),
+         ("mlp_mse", Regressor, "mse", None, 13),
+         ("resnet_bn_ce", lambda: ResNetBN(width=12, classes=3), "cross_entropy", ["sgd_momentum_wd", "adamw"], 15)]
 
 
 def loss_fn(kind, out, y):
@@ -91,20 +107,32 @@ def loss_fn(kind, out, y):
 
 
 def main():
-    for name, cls, kind in CASES:
+    only = set(sys.argv[1:])
+    for name, cls, kind, opts, opset in CASES:
+        if only and name not in only:
+            continue
         torch.manual_seed(7)
         g = torch.Generator().manual_seed(11)
         model = cls()
         x, y = dataset(name, g)
         d = os.path.join(HERE, name)
         os.makedirs(d, exist_ok=True)
-        model.eval()
-        torch.onnx.export(model, x[0], os.path.join(d, "model.onnx"), opset_version=13, input_names=["input"],
-                          output_names=["output"], do_constant_folding=False)
+        has_bn = any(isinstance(m, nn.BatchNorm2d) for m in model.modules())
+        # a training-mode export runs the model once (updating the running statistics): keep
+        # the state as it was
+        state = copy.deepcopy(model.state_dict())
+        model.train(has_bn)
+        torch.onnx.export(model, x[0], os.path.join(d, "model.onnx"), opset_version=opset, input_names=["input"],
+                          output_names=["output"], do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.TRAINING if has_bn else torch.onnx.TrainingMode.EVAL)
+        model.load_state_dict(state)
         np.savez(os.path.join(d, "data.npz"), x=x.numpy(), y=y.numpy())
         curves = {}
         for oname, (flag, make) in OPTIMIZERS.items():
+            if opts and oname not in opts:
+                continue
             m = copy.deepcopy(model)
+            m.train()
             opt = make(m.parameters())
             losses = []
             for s in range(STEPS):
@@ -114,6 +142,12 @@ def main():
                 opt.step()
                 losses.append(float(loss))
             curves[oname] = {"loss": f"{kind}:output", "optimizer": flag, "losses": losses}
+            if has_bn:
+                m.eval()
+                with torch.no_grad():
+                    curves[oname]["eval_out"] = m(x[0]).flatten().tolist()
+                curves[oname]["stats"] = {k: v.flatten().tolist() for k, v in m.state_dict().items()
+                                          if k.endswith("running_mean") or k.endswith("running_var")}
             print(f"{name} {oname}: {losses[0]:.4f} -> {losses[-1]:.4f} min {min(losses):.4f}")
         with open(os.path.join(d, "curves.json"), "w") as f:
             json.dump(curves, f, indent=1)

@@ -3,10 +3,12 @@
 compiles the model with --train, builds a harness that runs the same steps on the same batches,
 and requires every step's loss within --rtol (relative) of torch's.  For each case the harness
 also saves the state, loads it into a fresh buffer and runs <name>_infer; onnxc export-weights
-writes the state into the .onnx and ONNX Runtime must give the same outputs.  A tampered, a
-truncated and another model's state blob must be rejected with ONNXC_ERR_FORMAT.
+writes the state into the .onnx and ONNX Runtime must give the same outputs (BatchNormalization
+switched to inference mode, as <name>_infer runs it).  With BatchNorm, the exported running
+statistics must match torch's buffers and <name>_infer torch's eval-mode output (1e-4).  A
+tampered, a truncated and another model's state blob must be rejected with ONNXC_ERR_FORMAT.
 
-usage: run_curves.py --build BUILD [--rtol 1e-3] [-k SUBSTRING]
+usage: run_curves.py --build BUILD [--rtol 1e-3] [-k SUBSTRING] [--flag=ONNXC_FLAG ...]
 """
 import argparse
 import json
@@ -111,11 +113,31 @@ def sh(cmd, **kw):
     return r.stdout
 
 
+def rel_err(got, ref):
+    got, ref = np.asarray(got, dtype=np.float64).ravel(), np.asarray(ref, dtype=np.float64).ravel()
+    return float(np.abs(got - ref).max() / max(np.abs(ref).max(), 1e-6))
+
+
+def eval_mode(path, out):
+    """The model with every BatchNormalization in inference mode (running statistics)."""
+    import onnx
+    m = onnx.load(path)
+    for n in m.graph.node:
+        if n.op_type == "BatchNormalization":
+            del n.output[1:]
+            for a in n.attribute:
+                if a.name == "training_mode":
+                    a.i = 0
+    onnx.save(m, out)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("-k", default="")
+    ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable), e.g. --recompute")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
     onnxc = os.path.join(os.path.abspath(args.build), "onnxc")
@@ -144,7 +166,7 @@ def main():
                 os.makedirs(w)
                 try:
                     sh([onnxc, os.path.join(d, "model.onnx"), "--train", "--loss", c["loss"], "--optimizer", c["optimizer"],
-                        "-o", os.path.join(w, "net.c")])
+                        "-o", os.path.join(w, "net.c"), *args.flag])
                     sess = ort.InferenceSession(os.path.join(d, "model.onnx"), providers=["CPUExecutionProvider"])
                     out_shape = sess.get_outputs()[0].shape
                     out_n = int(np.prod(out_shape))
@@ -175,14 +197,27 @@ def main():
                     # export-weights -> ONNX Runtime == <name>_infer after the same steps
                     trained = os.path.join(w, "trained.onnx")
                     sh([onnxc, "export-weights", os.path.join(d, "model.onnx"), state, "-o", trained])
-                    sess = ort.InferenceSession(trained, providers=["CPUExecutionProvider"])
+                    sess = ort.InferenceSession(eval_mode(trained, os.path.join(w, "trained_eval.onnx")),
+                                                providers=["CPUExecutionProvider"])
                     ref_out = sess.run(None, {sess.get_inputs()[0].name: x[0]})[0]
                     ours = np.fromfile(outs, dtype=np.float32).reshape(ref_out.shape)
-                    err = np.abs(ours - ref_out).max() / max(np.abs(ref_out).max(), 1e-6)
+                    err = rel_err(ours, ref_out)
                     if err > 1e-4:
                         raise RuntimeError(f"infer after {len(ref)} steps differs from ORT on the exported model (rel {err:.2e})")
+                    extra = ""
+                    if "stats" in c:  # BatchNorm running statistics and eval mode against torch
+                        import onnx
+                        from onnx import numpy_helper
+                        inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(trained).graph.initializer}
+                        serr = max(rel_err(inits[k], v) for k, v in c["stats"].items())
+                        if serr > 1e-4:
+                            raise RuntimeError(f"running statistics after {len(ref)} steps differ from torch's (rel {serr:.2e})")
+                        eerr = rel_err(ours, c["eval_out"])
+                        if eerr > 1e-4:
+                            raise RuntimeError(f"infer after {len(ref)} steps differs from torch eval mode (rel {eerr:.2e})")
+                        extra = f"; {len(c['stats'])} running statistics rel err {serr:.1e}, infer vs torch eval {eerr:.1e}"
                     print(f"PASS {case}: worst loss rel err {rel.max():.2e} over {len(ref)} steps "
-                          f"({ref[0]:.4f} -> {ref[-1]:.4f}); export-weights + ORT rel err {err:.1e}")
+                          f"({ref[0]:.4f} -> {ref[-1]:.4f}); export-weights + ORT rel err {err:.1e}{extra}")
                     passed += 1
                 except Exception as ex:  # noqa: BLE001
                     print(f"FAIL {case}: {ex}")

@@ -1,0 +1,1 @@
+Bfc.bias_gradJ(ı½C9½b’¾

@@ -1,0 +1,1 @@
+Br2.bias_ih_l0_reverse_gradJ0kúΩiyπΩ÷„ÿ;á©Â=ö2œ<

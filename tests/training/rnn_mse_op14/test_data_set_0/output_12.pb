@@ -1,0 +1,1 @@
+Br2.bias_hh_l0_reverse_gradJ0kúΩhyπΩ÷„ÿ;à©Â=õ2œ<

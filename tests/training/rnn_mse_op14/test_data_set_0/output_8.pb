@@ -1,0 +1,2 @@
+Br2.bias_hh_l0_gradJUµb¼bUŽ½â
+;½@Û¹òî±<
