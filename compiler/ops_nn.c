@@ -1976,3 +1976,39 @@ static const OpDef nn_rows[] = {
     R("Dropout", 12, ONNXC_MAX_OPSET, dropout_infer, dropout_emit, NULL, FT " (training_mode with seed)"),
 };
 OPS_FAMILY(nn);
+
+/* ---- geometry for other backends (codegen/cuda) -------------------------------------------- */
+
+static void shape_from_geo(ConvShape *cs, const Geo *g) {
+  cs->r = g->r;
+  for (int i = 0; i < g->r; i++) {
+    cs->in[i] = g->in[i];
+    cs->k[i] = g->k[i];
+    cs->out[i] = g->out[i];
+    cs->s[i] = g->s[i];
+    cs->d[i] = g->d[i];
+    cs->pb[i] = g->pb[i];
+    cs->pe[i] = g->pe[i];
+  }
+}
+
+void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
+  ConvInfo ci;
+  conv_info(ctx, n, &ci);
+  shape_from_geo(cs, &ci.g);
+  cs->N = ci.N;
+  cs->C = ci.C;
+  cs->M = ci.M;
+  cs->G = ci.G;
+  cs->Cg = ci.Cg;
+  cs->Mg = ci.Mg;
+}
+
+void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
+  Geo g;
+  pool_info(ctx, n, &g, pool_kind(n));
+  shape_from_geo(cs, &g);
+  cs->N = n->inputs[0]->dims[0];
+  cs->C = cs->M = cs->G = n->inputs[0]->dims[1];
+  cs->Cg = cs->Mg = 1;
+}

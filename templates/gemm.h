@@ -10,13 +10,13 @@
    4 x 24, portable C 4 x 16 (local arrays that compilers vectorize; any C99 target).  The
    intrinsics paths are chosen by the compiler's target macros; every path computes the same
    sums in the same order per element up to FMA contraction. */
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !defined(__CUDACC__)
 #include <immintrin.h>
 #define ONNXC_AVX512 1
 #define ONNXC_MR 8
 #define ONNXC_NR 48
 #define ONNXC_VL 16
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(__CUDACC__)
 #include <immintrin.h>
 #define ONNXC_AVX2 1
 #define ONNXC_MR 4

@@ -235,6 +235,42 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
     m++;
   }
   const char *it = maxn < 2147483647LL ? "int" : "long long";
+  if (e->par) {
+    /* CUDA: one thread per output element (grid-stride), coordinates from o */
+    e->par_loops++;
+    if (value_numel(out) > e->par_n) e->par_n = value_numel(out);
+    ep(e, "{");
+    ep(e, "%s o;", it);
+    ep(e, "for (o = (%s)(blockIdx.x * blockDim.x + threadIdx.x); o < %lld; o += (%s)(blockDim.x * gridDim.x)) {", it,
+       (long long)value_numel(out), it);
+    if (m > 0) ep(e, "%s r_ = o;", it);
+    for (int d = m - 1; d >= 0; d--) {
+      if (d > 0) {
+        ep(e, "const %s d%d = r_ %% %lld;", it, d, (long long)md[d]);
+        ep(e, "r_ /= %lld;", (long long)md[d]);
+      } else {
+        ep(e, "const %s d0 = r_;", it);
+      }
+    }
+    for (int k = 0; k < n; k++) {
+      char expr[512];
+      size_t len = 0;
+      expr[0] = 0;
+      for (int d = 0; d < m; d++) {
+        if (ms[k + 1][d] == 0) continue;
+        if (ms[k + 1][d] == 1)
+          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
+        else
+          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "", d, (long long)ms[k + 1][d]);
+      }
+      ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
+    }
+    for (int d = 0; d < m; d++) ep(e, "(void)d%d;", d);
+    body(e, arg);
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
   ep(e, "{");
   if (m == 0) {
     ep(e, "const %s o = 0;", it);
@@ -361,8 +397,9 @@ static void emit_const(Emit *e, Value *v) {
   bool raw = dtype_is_small(v->dtype); /* small types: their stored (packed) bytes */
   if (raw) n = value_bytes(v);
   if (v->dtype == DT_STRING) fail(e->ctx, "string tensor '%s': string constants are not supported by the C backend yet", v->name);
-  buf_printf(e->out, "/* %s %s%s */\nstatic const %s %s[%lld] = {", v->name, dtype_name(v->dtype),
-             shape_str(&e->ctx->arena, v), c_type(v->dtype), v->cname, (long long)(n ? n : 1));
+  buf_printf(e->out, "/* %s %s%s */\nstatic %sconst %s %s[%lld] = {", v->name, dtype_name(v->dtype),
+             shape_str(&e->ctx->arena, v), e->const_qual ? e->const_qual : "", c_type(v->dtype), v->cname,
+             (long long)(n ? n : 1));
   char line[4096];
   int len = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -472,7 +509,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_printf(&sig, " */\n");
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
-  buf_printf(e->out, "static void %s(", fn_name(e, n));
+  buf_printf(e->out, "static %svoid %s(", e->cuda ? "__device__ " : "", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -1005,4 +1042,21 @@ void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst) {
   ep(e, "return ONNXC_OK;");
   e->indent = 0;
   buf_puts(e->out, "}\n\n");
+}
+
+/* ---- shared with codegen/cuda ------------------------------------------------------------ */
+
+const char *c_ident(Arena *a, const char *name, int maxlen) { return sanitize(a, name, maxlen); }
+const char *node_fn_name(Emit *e, const Node *n) { return fn_name(e, n); }
+void emit_node_fn_one(Emit *e, Node *n) { emit_node_fn(e, n); }
+void emit_node_fns_of(Emit *e, Graph *g) { emit_node_fns(e, g); }
+void emit_template_text(Emit *e, const char *name) { emit_template(e, name); }
+void emit_templates_splice(Emit *e, Buf *b, size_t at) { splice_templates(e, b, at); }
+void emit_templates_reset(void) { tpl_nused = 0; }
+
+const char *top_value_ptr(Emit *e, Graph *g, const char *const *in_names, const char *const *out_names,
+                          const char *base, Value *v, bool as_const) {
+  Names nm = {(const char **)in_names, (const char **)out_names};
+  Env env = {g, NULL, base, &nm};
+  return value_ptr(e, &env, v, as_const);
 }
