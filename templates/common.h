@@ -41,6 +41,21 @@ typedef unsigned long long uintptr_t;
 #define ONNXC_MAYBE_UNUSED
 #endif
 
+#if defined(__CUDACC__)
+/* device code has memcpy and memset, not memmove */
+ONNXC_MAYBE_UNUSED static inline void *onnxc_memmove(void *dst, const void *src, unsigned long long n) {
+  unsigned char *d = (unsigned char *)dst;
+  const unsigned char *s = (const unsigned char *)src;
+  unsigned long long i;
+  if (d < s)
+    for (i = 0; i < n; i++) d[i] = s[i];
+  else if (d > s)
+    for (i = n; i > 0; i--) d[i - 1] = s[i - 1];
+  return dst;
+}
+#define memmove onnxc_memmove
+#endif
+
 /* float16 / bfloat16 storage helpers: arithmetic is done in float, results are rounded to
    nearest-even on store. */
 ONNXC_MAYBE_UNUSED static inline float onnxc_h2f(uint16_t h) {
