@@ -26,6 +26,7 @@ typedef struct Cu {
   Emit dev;                 /* device code */
   Emit host;                /* statements of the schedule function */
   PtrVec knames;            /* kernel names, in kernel index order */
+  PtrVec ktramps;           /* their trampolines for the CPU emulation (tests) */
   const char **in_names, **out_names;
   int64_t *wconst_off;      /* per value id: offset of a constant in the device weights, or -1 */
   int64_t dims_off;         /* device offset of the dims slots of data-dependent values */

@@ -72,6 +72,13 @@ int cu_kernel_open(Cu *cu, const Node *n, const char *tag, const CuArg *a, int n
   const char *name = arena_printf(ar, "%s_k%d_%s%s%s", cu->ctx->prefix, k, c_ident(ar, n->name, 24), tag ? "_" : "",
                                   tag ? tag : "");
   vec_push(ar, &cu->knames, (void *)name);
+  /* the emulation trampoline's call (tests/cuda/emu: kernels run on the CPU) */
+  Buf t = {0};
+  buf_printf(&t, "static void %s_emu(void **a) { %s(", name, name);
+  for (int i = 0; i < na; i++) buf_printf(&t, "%s*(%s%s*)a[%d]", i ? ", " : "", a[i].type, a[i].type[strlen(a[i].type) - 1] == '*' ? "" : " ", i);
+  buf_puts(&t, "); }");
+  vec_push(ar, &cu->ktramps, arena_strdup(ar, t.p));
+  buf_free(&t);
   Buf b = {0};
   buf_printf(&b, "%s__global__ void %s(", cu->nvrtc ? "extern \"C\" " : "static ", name);
   for (int i = 0; i < na; i++) {
@@ -489,8 +496,11 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int i = 0; i < nk; i++) buf_printf(cb, "%s\n  \"%s\"", i ? "," : "", (const char *)cu.knames.v[i]);
   buf_printf(cb, "%s};\n", nk ? "\n" : "0");
   if (!cu.nvrtc) {
+    buf_printf(cb, "#ifdef ONNXC_CUDA_EMULATE /* tests/cuda/emu: the kernels run on the CPU */\n");
+    for (int i = 0; i < nk; i++) buf_printf(cb, "%s\n", (const char *)cu.ktramps.v[i]);
+    buf_printf(cb, "#define ONNXC_KFN(k) (const void *)k##_emu\n#else\n#define ONNXC_KFN(k) (const void *)k\n#endif\n");
     buf_printf(cb, "static const void *const %s_kfns[] = {", P);
-    for (int i = 0; i < nk; i++) buf_printf(cb, "%s\n  (const void *)%s", i ? "," : "", (const char *)cu.knames.v[i]);
+    for (int i = 0; i < nk; i++) buf_printf(cb, "%s\n  ONNXC_KFN(%s)", i ? "," : "", (const char *)cu.knames.v[i]);
     buf_printf(cb, "%s};\n", nk ? "\n" : "0");
     buf_printf(cb, "static const onnxc_cuda_kernels %s_kernels = {%d, %s_knames, %s_kfns, 0, 0, 0};\n\n", P, nk, P, P);
   } else {

@@ -173,6 +173,29 @@ class Tools:
     def __init__(self, onnxc, harness_obj, rt_lib, include, cc, cflags):
         self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
         self.cflags = cflags
+        self.target = "c"
+
+
+# --target cuda / cuda-emu: the CUDA backend, built with nvcc and run on the GPU, or built
+# with g++ and run on the CPU through tests/cuda/emu (see tests/cuda/README.md)
+CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+EMU = os.path.join(ROOT, "tests", "cuda", "emu")
+
+
+def build_cuda(tools, src, exe):
+    """Builds the generated .cu with its harness; returns (rc, message)."""
+    if tools.target == "cuda-emu":
+        cmd = ["g++", "-x", "c++", "-std=c++17", "-O1", "-w", "-include", os.path.join(EMU, "cuda_emu.h"),
+               "-I", tools.include, "-c", src, "-o", src + ".o"]
+        rc, msg = run_cmd(cmd, timeout=600)
+        if rc:
+            return rc, msg
+        return run_cmd(["g++", src + ".o", tools.harness_obj, tools.rt_lib, tools.rt_c, "-lm", "-o", exe])
+    arch = os.environ.get("ONNXC_CUDA_ARCH", "native")
+    cmd = [os.path.join(CUDA_HOME, "bin", "nvcc"), "-std=c++17", "-O2", f"-arch={arch}", "-I", tools.include,
+           src, tools.harness_obj, tools.rt_lib, tools.rt_c,
+           "-lcublas", "-lnvrtc", "-o", exe]
+    return run_cmd(cmd, timeout=1800)
 
 
 def symbolic_size(model, param, by_name):
@@ -230,8 +253,10 @@ def run_case(case_dir, tools, keep):
                 key = (tuple(sorted(const.items())), tuple(sorted(dims_bound.items())))
                 if built_for == key:
                     break
-                c_path = os.path.join(work, "model.c")
+                c_path = os.path.join(work, "model.c" if tools.target == "c" else "model.cu")
                 cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + case_flags + EXTRA_FLAGS
+                if tools.target != "c":
+                    cmd += ["--target", "cuda"]
                 if WEIGHTS_FILE:
                     cmd += ["--weights", os.path.join(work, "weights.bin")]
                 for k, v in const.items():
@@ -254,6 +279,12 @@ def run_case(case_dir, tools, keep):
                         bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
                         return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
+                if tools.target != "c":
+                    rc, msg = build_cuda(tools, c_path, exe)
+                    if rc != 0:
+                        return name, False, f"build: {first_line(msg)}"
+                    built_for = key
+                    break
                 rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
                     return name, False, f"cc: {first_line(msg)}"
@@ -275,6 +306,8 @@ def run_case(case_dir, tools, keep):
                     fh.write(tensor_bytes(t))
                 args.append(f"{nm}={raw}")
             rc, msg = run_cmd(args, timeout=300)
+            if rc == 77 and tools.target == "cuda":
+                return name, None, "no CUDA device"
             if rc != 0:
                 return name, False, f"run ({os.path.basename(ds)}): status {rc}: {first_line(msg)}"
             j = 0  # harness output index: a sequence output is one output per item
@@ -333,6 +366,9 @@ def main():
     ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
     ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable)")
     ap.add_argument("--weights-file", action="store_true", help="compile with --weights FILE.bin")
+    ap.add_argument("--target", choices=["c", "cuda", "cuda-emu"], default="c",
+                    help="cuda: onnxc --target cuda, nvcc, run on the GPU (exit 77 without one); "
+                         "cuda-emu: the same code built with g++ and run on the CPU (tests/cuda/emu)")
     ap.add_argument("--no-crash", action="store_true",
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
@@ -357,11 +393,24 @@ def main():
     include = os.path.join(ROOT, "runtime_min")
     hdir = tempfile.mkdtemp(prefix="onnxc_harness_")
     harness_obj = os.path.join(hdir, "harness.o")
-    rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
+    if args.target == "c":
+        rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
+    else:
+        harness = os.path.join(ROOT, "tests", "cuda", "harness_cuda.c")
+        if args.target == "cuda-emu":
+            rt_lib = os.path.join(hdir, "rt_emu.o")
+            rc, msg = run_cmd(["g++", "-O1", "-std=c++17", "-I", include, "-I", EMU, "-c", os.path.join(EMU, "rt_emu.cpp"), "-o", rt_lib])
+        else:
+            rt_lib = os.path.join(build, "libonnxc_rt_cuda.a")
+            rc, msg = 0, ""
+        if rc == 0:
+            rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", harness, "-o", harness_obj])
     if rc != 0:
         print(msg)
         sys.exit(2)
     tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split())
+    tools.target = args.target
+    tools.rt_c = os.path.join(build, "libonnxc_rt.a")
 
     ratchet = set()
     if args.ratchet and os.path.exists(args.ratchet):
@@ -376,6 +425,12 @@ def main():
             results[args.prefix + name] = (ok, why)
     shutil.rmtree(hdir, ignore_errors=True)
 
+    skipped = sorted(n for n, (ok, _) in results.items() if ok is None)
+    if skipped and len(skipped) == len(results):
+        print(f"SKIP: {results[skipped[0]][1]}")
+        print(f"0 passed, 0 failed, {len(skipped)} skipped")
+        sys.exit(77)
+    results = {n: r for n, r in results.items() if r[0] is not None}
     passed = sorted(n for n, (ok, _) in results.items() if ok)
     failed = sorted(n for n, (ok, _) in results.items() if not ok)
     regressions = sorted(n for n in failed if n in ratchet)
