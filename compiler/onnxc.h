@@ -469,6 +469,7 @@ struct Emit {
   bool cuda;
   bool par;
   int par_loops;
+  bool par_indep;       /* set by an emitter whose several parallel loops are independent */
   int64_t par_n;        /* elements of the largest grid-stride loop (threads the launch wants) */
   const char *const_qual;
 };
@@ -513,6 +514,15 @@ const char *fmt(Emit *e, const char *f, ...) __attribute__((format(printf, 2, 3)
 typedef void (*BodyFn)(Emit *e, void *arg);
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
                           void *arg);
+
+/* Independent iterations: `for (<decl>var = 0; var < cnt; var++) {` in C; in the CUDA
+   backend's parallel mode (e->par) the grid-stride form, one thread per iteration.  decl is ""
+   when var is declared already, else its type and a space. */
+void emit_par_for(Emit *e, const char *decl, const char *var, int64_t cnt);
+/* n nested independent loops (outermost first), closed by emit_par_end(e, n): in parallel mode
+   one grid-stride loop over their product with the indices decoded (declared const). */
+void emit_par_nest(Emit *e, const char *it, int n, const char *const *vars, const int64_t *cnt);
+void emit_par_end(Emit *e, int n);
 
 /* Includes templates/<name>.h in this model's C file, once, after templates/common.h (kernel
    helpers shared by node functions). */

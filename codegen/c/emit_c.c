@@ -312,6 +312,37 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
   ep(e, "}");
 }
 
+void emit_par_for(Emit *e, const char *decl, const char *var, int64_t cnt) {
+  if (!e->par) {
+    ep(e, "for (%s%s = 0; %s < %lld; %s++) {", decl, var, var, (long long)cnt, var);
+    return;
+  }
+  e->par_loops++;
+  if (cnt > e->par_n) e->par_n = cnt;
+  ep(e, "for (%s%s = blockIdx.x * blockDim.x + threadIdx.x; %s < %lld; %s += blockDim.x * gridDim.x) {", decl, var, var,
+     (long long)cnt, var);
+}
+
+void emit_par_nest(Emit *e, const char *it, int n, const char *const *vars, const int64_t *cnt) {
+  if (!e->par) {
+    for (int i = 0; i < n; i++) ep(e, "for (%s %s = 0; %s < %lld; %s++) {", it, vars[i], vars[i], (long long)cnt[i], vars[i]);
+    return;
+  }
+  int64_t total = 1;
+  for (int i = 0; i < n; i++) total *= cnt[i];
+  emit_par_for(e, fmt(e, "%s ", it), "pt_", total);
+  ep(e, "%s pr_ = pt_;", it);
+  for (int i = n - 1; i > 0; i--) {
+    ep(e, "const %s %s = pr_ %% %lld;", it, vars[i], (long long)cnt[i]);
+    ep(e, "pr_ /= %lld;", (long long)cnt[i]);
+  }
+  ep(e, "const %s %s = pr_;", it, vars[0]);
+}
+
+void emit_par_end(Emit *e, int n) {
+  for (int i = 0; i < (e->par ? 1 : n); i++) ep(e, "}");
+}
+
 /* ---- names ---------------------------------------------------------------------------- */
 
 static const char *sanitize(Arena *a, const char *name, int maxlen) {

@@ -137,11 +137,12 @@ static bool emit_device_fn(Cu *cu, Node *n) {
     d->out = &tmp;
     d->par = true;
     d->par_loops = 0;
+    d->par_indep = false;
     d->par_n = 0;
     emit_node_fn_one(d, n);
     d->par = false;
     d->out = saved;
-    if (d->par_loops == 1) {
+    if (d->par_loops == 1 || (d->par_loops > 1 && d->par_indep)) {
       buf_put(d->out, tmp.p, tmp.len);
       buf_free(&tmp);
       return true;
