@@ -31,12 +31,15 @@ typedef struct Cu {
   int64_t *wconst_off;      /* per value id: offset of a constant in the device weights, or -1 */
   int64_t dims_off;         /* device offset of the dims slots of data-dependent values */
   int n_dims_slots;
+  bool uses_arena, uses_weights; /* the schedule reads A / Wd */
 } Cu;
 
 /* ---- emit_cuda.c ---------------------------------------------------------------------- */
 
 /* Host expression of v's device storage (arena, weights, bound inputs and outputs). */
 const char *cu_ptr(Cu *cu, Value *v, bool as_const);
+/* Host expression of byte `off` of the arena (an unsigned char pointer). */
+const char *cu_arena(Cu *cu, int64_t off);
 /* Opens `__global__ void <prefix>_k<i>_<tag>(args)` in the device code; returns i. */
 int cu_kernel_open(Cu *cu, const Node *n, const char *tag, const CuArg *a, int na);
 void cu_kernel_close(Cu *cu);

@@ -61,9 +61,16 @@ const char *cu_ptr(Cu *cu, Value *v, bool as_const) {
   if (r->data) {
     int64_t off = cu->wconst_off[r->id];
     CHECK(off >= 0);
+    cu->uses_weights = true;
     return fmt(&cu->host, "((const %s *)(Wd + %lld))", c_type(v->dtype), (long long)(off + extra));
   }
+  if (r->kind == VAL_INTERMEDIATE && !r->is_output) cu->uses_arena = true;
   return top_value_ptr(&cu->host, cu->g, cu->in_names, cu->out_names, "A", v, as_const);
+}
+
+const char *cu_arena(Cu *cu, int64_t off) {
+  cu->uses_arena = true;
+  return fmt(&cu->host, "(A + %lld)", (long long)off);
 }
 
 int cu_kernel_open(Cu *cu, const Node *n, const char *tag, const CuArg *a, int na) {
@@ -181,7 +188,7 @@ static void emit_generic(Cu *cu, Node *n) {
     a[na++] = (CuArg){"int64_t *", fmt(h, "D%d", k), dims_slot(cu, v)};
   }
   a[na++] = (CuArg){"unsigned char *", "W",
-                    n->scratch_bytes > 0 ? fmt(h, "A + %lld", (long long)n->scratch_offset) : "(unsigned char *)0"};
+                    n->scratch_bytes > 0 ? cu_arena(cu, n->scratch_offset) : "(unsigned char *)0"};
   int k = cu_kernel_open(cu, n, par ? NULL : "serial", a, na);
   Buf call = {0};
   buf_printf(&call, "%s(", node_fn_name(&cu->dev, n));
@@ -512,8 +519,9 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   buf_printf(cb, "/* The schedule, in order (captured into a CUDA graph after the first run). */\n");
   buf_printf(cb, "static int %s_schedule(void *self, const void *const *in, void *const *out) {\n", P);
   buf_printf(cb, "  %s_cuda *c = (%s_cuda *)self;\n  onnxc_cuda_rt *R = &c->rt;\n", P, P);
-  buf_printf(cb, "  unsigned char *A = R->dev + ARENA_OFF;\n  const unsigned char *Wd = R->dev;\n");
-  buf_printf(cb, "  (void)A;\n  (void)Wd;\n  (void)in;\n  (void)out;\n");
+  if (cu.uses_arena) buf_printf(cb, "  unsigned char *A = R->dev + ARENA_OFF;\n");
+  if (cu.uses_weights) buf_printf(cb, "  const unsigned char *Wd = R->dev;\n");
+  buf_printf(cb, "  (void)R;\n  (void)in;\n  (void)out;\n");
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
     buf_printf(cb, "  const %s *%s = (const %s *)in[%d];\n  (void)%s;\n", ctype_or_void(v->dtype), cu.in_names[i],

@@ -277,7 +277,7 @@ static void emit_conv_gemm(Cu *cu, Node *n, const CV *c) {
       ep(h, "}");
     }
   } else {
-    const char *col = fmt(h, "(float *)(A + %lld)", LL(n->scratch_offset));
+    const char *col = fmt(h, "(float *)%s", cu_arena(cu, n->scratch_offset));
     int64_t per = G * K * P;
     CuArg a[4] = {{"const float *", "X", X}, {"float *", "Col", col}, {"long long", "n0", "n0"}, {"long long", "cnt", "cnt"}};
     int k = cu_kernel_open(cu, n, "im2col", a, 4);
