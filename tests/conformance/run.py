@@ -182,6 +182,26 @@ CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 EMU = os.path.join(ROOT, "tests", "cuda", "emu")
 
 
+def gpu_missing(work, cc, include, rt_cuda):
+    """Why the GPU tests cannot run here (no nvcc, no runtime library, no device), or None."""
+    nvcc = os.path.join(CUDA_HOME, "bin", "nvcc")
+    if not os.path.exists(nvcc):
+        return f"no nvcc in {CUDA_HOME}"
+    if not os.path.exists(rt_cuda):
+        return f"no {rt_cuda} (onnxc built without a CUDA toolkit)"
+    src = os.path.join(work, "probe.c")
+    with open(src, "w") as f:
+        f.write('#include "onnxc_rt_cuda.h"\nint main(void) { return onnxc_cuda_available() ? 0 : 77; }\n')
+    exe = os.path.join(work, "probe")
+    lib = os.path.join(CUDA_HOME, "lib64")
+    rc, msg = run_cmd([cc, "-I", include, src, rt_cuda, "-L", lib, f"-Wl,-rpath,{lib}", "-lcublas", "-lnvrtc", "-lcudart",
+                       "-o", exe])
+    if rc:
+        return f"cannot build the device probe: {first_line(msg)}"
+    rc, _ = run_cmd([exe])
+    return "no CUDA device" if rc else None
+
+
 def build_cuda(tools, src, exe):
     """Builds the generated .cu with its harness; returns (rc, message)."""
     if tools.target == "cuda-emu":
@@ -402,6 +422,11 @@ def main():
             rc, msg = run_cmd(["g++", "-O1", "-std=c++17", "-I", include, "-I", EMU, "-c", os.path.join(EMU, "rt_emu.cpp"), "-o", rt_lib])
         else:
             rt_lib = os.path.join(build, "libonnxc_rt_cuda.a")
+            skip = gpu_missing(hdir, args.cc, include, rt_lib)
+            if skip:
+                print(f"SKIP: {skip}")
+                print("0 passed, 0 failed, 0 skipped")
+                sys.exit(77)
             rc, msg = 0, ""
         if rc == 0:
             rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", harness, "-o", harness_obj])

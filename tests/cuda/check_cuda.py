@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Compile checks of the CUDA backend (no GPU needed).
 
-  check_cuda.py nvrtc [--build B] [--ratchet F --prefix P] [-k REGEX] [--arch 90] SUITE...
+  check_cuda.py nvrtc [--build B] [--ratchet F --prefix P] [-k REGEX] [--cover] [--arch 90] SUITE...
       every case of the suites (folders of model.onnx + test_data_set_*; with --ratchet only
-      the listed ones) is compiled with onnxc --target cuda-nvrtc (compile-time inputs bound
+      the listed ones; with --cover only cases until every op type occurs once) is compiled with onnxc --target cuda-nvrtc (compile-time inputs bound
       from the test data as tests/conformance/run.py does), the generated host C is built with
       gcc -std=c99 -Wall -Wextra -Werror -pedantic, and its kernel source is compiled by NVRTC
       in-process through the runtime's own path (tests/cuda/nvrtc_check.c), for sm_ARCH.
@@ -96,6 +96,34 @@ def compile_case(onnxc, case_dir, out_c, name, target):
     return False, "onnxc: too many compile-time inputs"
 
 
+def covering(cases):
+    """A deterministic subset in which every op type of the cases (with its domain, top graph
+    and subgraphs) occurs: cases in name order, each kept when it brings an op type not seen."""
+    import onnx
+
+    def ops(g, out):
+        for n in g.node:
+            out.add((n.domain, n.op_type))
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    ops(a.g, out)
+                for sg in a.graphs:
+                    ops(sg, out)
+        return out
+
+    seen, keep = set(), []
+    for c in sorted(cases, key=lambda c: os.path.basename(c.rstrip("/"))):
+        try:
+            m = onnx.load(os.path.join(c, "model.onnx"), load_external_data=False)
+        except Exception:  # noqa: BLE001
+            continue
+        new = ops(m.graph, set()) - seen
+        if new:
+            seen |= new
+            keep.append(c)
+    return keep
+
+
 def have_cuda(tool):
     if tool == "nvcc":
         return os.path.exists(os.path.join(CUDA, "bin", "nvcc"))
@@ -122,6 +150,8 @@ def cmd_nvrtc(args):
         cases = [c for c in cases if args.prefix + os.path.basename(c.rstrip("/")) in listed]
     if args.every > 1:
         cases = cases[::args.every]
+    if args.cover:
+        cases = covering(cases)
     work = tempfile.mkdtemp(prefix="onnxc_nvrtc_")
     inc = ["-I", os.path.join(ROOT, "runtime_min"), "-I", os.path.join(CUDA, "include")]
     results = {}
@@ -246,6 +276,7 @@ def main():
     a.add_argument("--prefix", default="")
     a.add_argument("-k", "--filter")
     a.add_argument("--every", type=int, default=1, help="check every N-th case only")
+    a.add_argument("--cover", action="store_true", help="only a subset in which every op type occurs (see covering())")
     a.add_argument("-q", "--quiet", action="store_true")
     b = sub.add_parser("nvcc")
     b.add_argument("models", nargs="+")
