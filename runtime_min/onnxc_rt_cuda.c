@@ -231,6 +231,7 @@ int onnxc_cuda_rt_init(onnxc_cuda_rt *rt, const onnxc_cuda_options *opt, const o
   if ((bs = cublasCreate(&h)) != CUBLAS_STATUS_SUCCESS) return blas_fail(rt, "cublasCreate", bs);
   rt->blas = (void *)h;
   rt->dev_bytes = dev_bytes;
+  dev_bytes = (dev_bytes + 255) / 256 * 256; /* the workspace wants 256-byte alignment */
   CU(rt, cudaMalloc((void **)&rt->dev, dev_bytes + WORKSPACE_BYTES));
   if ((bs = cublasSetStream(h, s)) != CUBLAS_STATUS_SUCCESS) return blas_fail(rt, "cublasSetStream", bs);
   /* a fixed workspace: cuBLAS then allocates nothing while a graph is captured */
