@@ -366,6 +366,34 @@ def run_case(case_dir, tools, keep):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def covering(cases):
+    """A deterministic subset in which every op type of the cases (with its domain, top graph
+    and subgraphs) occurs: cases in name order, each kept when it brings an op type not seen."""
+    import onnx
+
+    def ops(g, out):
+        for n in g.node:
+            out.add((n.domain, n.op_type))
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    ops(a.g, out)
+                for sg in a.graphs:
+                    ops(sg, out)
+        return out
+
+    seen, keep = set(), []
+    for c in sorted(cases, key=lambda c: os.path.basename(c.rstrip("/"))):
+        try:
+            m = onnx.load(os.path.join(c, "model.onnx"), load_external_data=False)
+        except Exception:  # noqa: BLE001
+            continue
+        new = ops(m.graph, set()) - seen
+        if new:
+            seen |= new
+            keep.append(c)
+    return keep
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suites", nargs="+", help="folders of cases (or single case folders)")
@@ -386,6 +414,8 @@ def main():
     ap.add_argument("--require-all", action="store_true", help="fail unless every case passes")
     ap.add_argument("--flag", action="append", default=[], help="extra onnxc flag (repeatable)")
     ap.add_argument("--weights-file", action="store_true", help="compile with --weights FILE.bin")
+    ap.add_argument("--cover", action="store_true",
+                    help="also (or, without -k, only) a subset of the cases in which every op type occurs")
     ap.add_argument("--target", choices=["c", "cuda", "cuda-emu"], default="c",
                     help="cuda: onnxc --target cuda, nvcc, run on the GPU (exit 77 without one); "
                          "cuda-emu: the same code built with g++ and run on the CPU (tests/cuda/emu)")
@@ -399,8 +429,16 @@ def main():
             cases.append(s)
         else:
             cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
-    if args.filter:
-        cases = [c for c in cases if re.search(args.filter, os.path.basename(c))]
+    if args.filter or args.cover:
+        chosen = [c for c in cases if args.filter and re.search(args.filter, os.path.basename(c))]
+        if args.cover:
+            pool = cases
+            if args.ratchet and os.path.exists(args.ratchet):  # cover with cases that must pass
+                with open(args.ratchet) as fh:
+                    listed = {l.strip() for l in fh if l.strip() and not l.startswith("#")}
+                pool = [c for c in cases if args.prefix + os.path.basename(c.rstrip("/")) in listed]
+            chosen = sorted(set(chosen) | set(covering(pool)))
+        cases = chosen
 
     global MAX_REL_ERR, EXTRA_FLAGS
     MAX_REL_ERR = args.max_rel_err

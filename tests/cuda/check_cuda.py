@@ -9,7 +9,7 @@
       in-process through the runtime's own path (tests/cuda/nvrtc_check.c), for sm_ARCH.
   check_cuda.py nvcc [--build B] [--arch 90] MODEL.onnx|DIR...
       every model is compiled with onnxc --target cuda and the .cu with nvcc -c for sm_ARCH
-      and for compute_75 (PTX, the oldest architecture CUDA 13 supports), warnings as errors
+      and compute_75 (PTX, the oldest architecture CUDA 13 supports) in one nvcc run, warnings as errors
       (device and host); models of folders: DIR/*/model.onnx and DIR/*.onnx.
 
 Prints one line per case and closes with 'N passed, N failed'.  Exits 77 (skipped) when
@@ -96,34 +96,6 @@ def compile_case(onnxc, case_dir, out_c, name, target):
     return False, "onnxc: too many compile-time inputs"
 
 
-def covering(cases):
-    """A deterministic subset in which every op type of the cases (with its domain, top graph
-    and subgraphs) occurs: cases in name order, each kept when it brings an op type not seen."""
-    import onnx
-
-    def ops(g, out):
-        for n in g.node:
-            out.add((n.domain, n.op_type))
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    ops(a.g, out)
-                for sg in a.graphs:
-                    ops(sg, out)
-        return out
-
-    seen, keep = set(), []
-    for c in sorted(cases, key=lambda c: os.path.basename(c.rstrip("/"))):
-        try:
-            m = onnx.load(os.path.join(c, "model.onnx"), load_external_data=False)
-        except Exception:  # noqa: BLE001
-            continue
-        new = ops(m.graph, set()) - seen
-        if new:
-            seen |= new
-            keep.append(c)
-    return keep
-
-
 def have_cuda(tool):
     if tool == "nvcc":
         return os.path.exists(os.path.join(CUDA, "bin", "nvcc"))
@@ -151,7 +123,7 @@ def cmd_nvrtc(args):
     if args.every > 1:
         cases = cases[::args.every]
     if args.cover:
-        cases = covering(cases)
+        cases = conf.covering(cases)
     work = tempfile.mkdtemp(prefix="onnxc_nvrtc_")
     inc = ["-I", os.path.join(ROOT, "runtime_min"), "-I", os.path.join(CUDA, "include")]
     results = {}
@@ -231,8 +203,9 @@ def cmd_nvcc(args):
             models += sorted(glob.glob(os.path.join(m, "*", "model.onnx")) + glob.glob(os.path.join(m, "*.onnx")))
     work = tempfile.mkdtemp(prefix="onnxc_nvcc_")
     inc = ["-I", os.path.join(ROOT, "runtime_min")]
-    targets = [("sm_%d" % args.arch, ["-arch=sm_%d" % args.arch]),
-               ("compute_75", ["-gencode", "arch=compute_75,code=compute_75"])]
+    # one nvcc run (one host pass) for both: sm_ARCH machine code and compute_75 PTX
+    targets = [(f"sm_{args.arch} + compute_75", ["-gencode", f"arch=compute_{args.arch},code=sm_{args.arch}",
+                                                 "-gencode", "arch=compute_75,code=compute_75"])]
 
     def one(i_m):
         i, m = i_m
@@ -249,7 +222,7 @@ def cmd_nvcc(args):
             return [(m, "onnxc", False, msg)]
         res = []
         for tname, flags in targets:
-            rc, msg = sh([nvcc, "-c", "-std=c++17", "-O2"] + NVCC_WARN + flags + inc + [out, "-o", os.path.join(d, tname + ".o")],
+            rc, msg = sh([nvcc, "-c", "-std=c++17", "-O2"] + NVCC_WARN + flags + inc + [out, "-o", os.path.join(d, "net.o")],
                          timeout=1800)
             res.append((m, tname, rc == 0, first_error(msg)))
         return res
