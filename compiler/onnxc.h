@@ -556,6 +556,9 @@ void emit_node_fn_one(Emit *e, Node *n);
 void emit_template_text(Emit *e, const char *name);
 void emit_templates_splice(Emit *e, Buf *b, size_t at);
 void emit_templates_reset(void);
+/* `static const int64_t P_<tag><i>_dims[]` for each value of vs and the onnxc_tensor_info
+   array P_<array> describing them (the model descriptors). */
+void emit_tensor_infos(Buf *cb, PtrVec *vs, const char *P, const char *tag, const char *array);
 /* The node functions of g (nested subgraphs' first), numbered from e->fn_counter. */
 void emit_node_fns_of(Emit *e, Graph *g);
 /* The storage expression of v in the top graph g: constants by their cname, inputs and

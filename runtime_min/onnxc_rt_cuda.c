@@ -290,13 +290,6 @@ int onnxc_cuda_sync(onnxc_cuda_rt *rt) {
   return ONNXC_OK;
 }
 
-unsigned onnxc_cuda_blocks(int64_t n, unsigned block) {
-  int64_t b = (n + block - 1) / block;
-  if (b < 1) b = 1;
-  if (b > 65535 * 32) b = 65535 * 32;
-  return (unsigned)b;
-}
-
 int onnxc_cuda_launch(onnxc_cuda_rt *rt, int k, unsigned grid, unsigned block, void **args) {
   dim3 g, b;
   g.x = grid;

@@ -135,8 +135,6 @@ int onnxc_cuda_zero(onnxc_cuda_rt *rt, void *dst, size_t bytes);
 int onnxc_cuda_sync(onnxc_cuda_rt *rt);
 /* Launches kernel k on grid x block threads with the given argument pointers. */
 int onnxc_cuda_launch(onnxc_cuda_rt *rt, int k, unsigned grid, unsigned block, void **args);
-/* Threads for n elements: blocks of 256, at most 65535 * 32 blocks (grid-stride loops). */
-unsigned onnxc_cuda_blocks(int64_t n, unsigned block);
 /* Column-major single-precision GEMM (cublasSgemmStridedBatched):
    C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, X_i = X + i * strideX. */
 int onnxc_cuda_sgemm(onnxc_cuda_rt *rt, int trans_a, int trans_b, int m, int n, int k, float alpha,

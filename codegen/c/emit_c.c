@@ -189,6 +189,23 @@ const char *c_highest(Emit *e, int dt) {
 
 /* ---- broadcast loop nests ------------------------------------------------------------- */
 
+/* `const IT i<k> = d0 * s + d1 * s + ...;` for each input k (its strides ms[k + 1]). */
+static void emit_input_indices(Emit *e, const char *it, int n, int m, int64_t ms[9][ONNXC_MAX_RANK]) {
+  for (int k = 0; k < n; k++) {
+    char expr[512];
+    size_t len = 0;
+    expr[0] = 0;
+    for (int d = 0; d < m; d++) {
+      if (ms[k + 1][d] == 0) continue;
+      if (ms[k + 1][d] == 1)
+        len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
+      else
+        len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "", d, (long long)ms[k + 1][d]);
+    }
+    ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
+  }
+}
+
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
                           void *arg) {
   int r = out->rank;
@@ -252,19 +269,7 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
         ep(e, "const %s d0 = r_;", it);
       }
     }
-    for (int k = 0; k < n; k++) {
-      char expr[512];
-      size_t len = 0;
-      expr[0] = 0;
-      for (int d = 0; d < m; d++) {
-        if (ms[k + 1][d] == 0) continue;
-        if (ms[k + 1][d] == 1)
-          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
-        else
-          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "", d, (long long)ms[k + 1][d]);
-      }
-      ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
-    }
+    emit_input_indices(e, it, n, m, ms);
     for (int d = 0; d < m; d++) ep(e, "(void)d%d;", d);
     body(e, arg);
     ep(e, "}");
@@ -292,20 +297,7 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
       if (d == m - 1) ep(e, "for (d%d = 0; d%d < %lld; d%d++, o++) {", d, d, (long long)md[d], d);
       else ep(e, "for (d%d = 0; d%d < %lld; d%d++) {", d, d, (long long)md[d], d);
     }
-    for (int k = 0; k < n; k++) {
-      char expr[512];
-      size_t len = 0;
-      expr[0] = 0;
-      for (int d = 0; d < m; d++) {
-        if (ms[k + 1][d] == 0) continue;
-        if (ms[k + 1][d] == 1)
-          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
-        else
-          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "",
-                                  d, (long long)ms[k + 1][d]);
-      }
-      ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
-    }
+    emit_input_indices(e, it, n, m, ms);
     body(e, arg);
     for (int d = 0; d < m; d++) ep(e, "}");
   }
@@ -917,28 +909,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_free(argsb);
   /* descriptor */
   for (int io = 0; io < 2; io++) {
-    PtrVec *vs = io ? &g->outputs : &g->inputs;
-    for (int i = 0; i < vs->n; i++) {
-      Value *v = vs->v[i];
-      buf_printf(cb, "static const int64_t %s_%s%d_dims[] = {", P, io ? "out" : "in", i);
-      for (int d = 0; d < v->rank; d++) buf_printf(cb, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
-      if (v->rank == 0) buf_puts(cb, "0");
-      buf_puts(cb, "};\n");
-    }
-    if (vs->n) {
-      buf_printf(cb, "static const onnxc_tensor_info %s_%s[] = {\n", P, io ? "outputs" : "inputs");
-      for (int i = 0; i < vs->n; i++) {
-        Value *v = vs->v[i];
-        buf_puts(cb, "  {\"");
-        for (const char *p = v->name; *p; p++) {
-          if (*p == '"' || *p == '\\') buf_printf(cb, "\\%c", *p);
-          else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(cb, "\\%03o", (unsigned char)*p);
-          else buf_put(cb, p, 1);
-        }
-        buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, io ? "out" : "in", i);
-      }
-      buf_puts(cb, "};\n");
-    }
+    emit_tensor_infos(cb, io ? &g->outputs : &g->inputs, P, io ? "out" : "in", io ? "outputs" : "inputs");
   }
   buf_printf(cb, "\nstatic int %s_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n", P);
   if (g->inputs.n) buf_printf(cb, "  if (!inputs) return ONNXC_ERR_NULL;\n");
@@ -967,6 +938,29 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
              g->outputs.n ? arena_printf(a, "%s_outputs", P) : "0", UP, P, ctx->align, P);
   write_file(ctx, c_path, cb);
   buf_free(cb);
+}
+
+void emit_tensor_infos(Buf *cb, PtrVec *vs, const char *P, const char *tag, const char *array) {
+  for (int i = 0; i < vs->n; i++) {
+    Value *v = vs->v[i];
+    buf_printf(cb, "static const int64_t %s_%s%d_dims[] = {", P, tag, i);
+    for (int d = 0; d < v->rank; d++) buf_printf(cb, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
+    if (v->rank == 0) buf_puts(cb, "0");
+    buf_puts(cb, "};\n");
+  }
+  if (!vs->n) return;
+  buf_printf(cb, "static const onnxc_tensor_info %s_%s[] = {\n", P, array);
+  for (int i = 0; i < vs->n; i++) {
+    Value *v = vs->v[i];
+    buf_puts(cb, "  {\"");
+    for (const char *p = v->name; *p; p++) {
+      if (*p == '"' || *p == '\\') buf_printf(cb, "\\%c", *p);
+      else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(cb, "\\%03o", (unsigned char)*p);
+      else buf_put(cb, p, 1);
+    }
+    buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, tag, i);
+  }
+  buf_puts(cb, "};\n");
 }
 
 /* A static const table inside a node function: integers in the smallest C type that holds

@@ -582,19 +582,9 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     buf_printf(cb, "  return %s_run%s_io(ctx, in, out);\n}\n\n", P, host ? "_host" : "");
   }
   buf_printf(cb, "int %s_cuda_sync(%s_cuda *ctx) {\n  if (!ctx) return ONNXC_ERR_NULL;\n  return onnxc_cuda_sync(&ctx->rt);\n}\n\n", P, P);
-  /* output dims */
-  for (int i = 0; i < nout; i++) {
-    Value *v = g->outputs.v[i];
-    buf_printf(cb, "static const int64_t %s_out%d_dims[] = {", P, i);
-    for (int d = 0; d < v->rank; d++) buf_printf(cb, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
-    buf_printf(cb, "%s};\n", v->rank ? "" : "0");
-  }
-  for (int i = 0; i < nin; i++) {
-    Value *v = g->inputs.v[i];
-    buf_printf(cb, "static const int64_t %s_in%d_dims[] = {", P, i);
-    for (int d = 0; d < v->rank; d++) buf_printf(cb, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
-    buf_printf(cb, "%s};\n", v->rank ? "" : "0");
-  }
+  /* output dims and the descriptor's tensor infos */
+  emit_tensor_infos(cb, &g->outputs, P, "out", "outputs");
+  emit_tensor_infos(cb, &g->inputs, P, "in", "inputs");
   buf_printf(cb, "\nint %s_cuda_output_dims(%s_cuda *ctx, int i, int64_t *dims) {\n", P, P);
   buf_printf(cb, "  int d;\n  if (!ctx || !dims) return ONNXC_ERR_NULL;\n");
   buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_sync(&ctx->rt));\n  switch (i) {\n");
@@ -612,22 +602,6 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   buf_printf(cb, "void *%s_cuda_stream(%s_cuda *ctx) { return ctx ? ctx->rt.stream : 0; }\n\n", P, P);
   buf_printf(cb, "const char *%s_cuda_error(%s_cuda *ctx) { return ctx ? onnxc_cuda_error(&ctx->rt) : \"no context\"; }\n\n", P, P);
   /* descriptor */
-  for (int io = 0; io < 2; io++) {
-    PtrVec *vs = io ? &g->outputs : &g->inputs;
-    if (!vs->n) continue;
-    buf_printf(cb, "static const onnxc_tensor_info %s_%s[] = {\n", P, io ? "outputs" : "inputs");
-    for (int i = 0; i < vs->n; i++) {
-      Value *v = vs->v[i];
-      buf_puts(cb, "  {\"");
-      for (const char *q = v->name; *q; q++) {
-        if (*q == '"' || *q == '\\') buf_printf(cb, "\\%c", *q);
-        else if ((unsigned char)*q < 32 || (unsigned char)*q >= 127) buf_printf(cb, "\\%03o", (unsigned char)*q);
-        else buf_put(cb, q, 1);
-      }
-      buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, io ? "out" : "in", i);
-    }
-    buf_puts(cb, "};\n");
-  }
   buf_printf(cb, "\nstatic int %s_create_any(void **ctx, const onnxc_cuda_options *opt) {\n"
                  "  return %s_cuda_create((%s_cuda **)ctx, opt);\n}\n", P, P, P);
   buf_printf(cb, "static void %s_destroy_any(void *ctx) { %s_cuda_destroy((%s_cuda *)ctx); }\n", P, P, P);

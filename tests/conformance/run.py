@@ -229,6 +229,33 @@ def symbolic_size(model, param, by_name):
     return None
 
 
+def list_cases(suites):
+    """Case folders: each suite is a case folder (model.onnx) or a folder of them."""
+    cases = []
+    for s in suites:
+        if os.path.exists(os.path.join(s, "model.onnx")):
+            cases.append(s)
+        else:
+            cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
+    return cases
+
+
+def bind_for_retry(msg, model, by_name, const, dims):
+    """When onnxc's error asks for a symbolic dim's size or a compile-time input that the data
+    set has, records it in dims / const (NAME -> size / input file) and returns True."""
+    d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
+    if d and model is not None and d.group(1) not in dims:
+        size = symbolic_size(model, d.group(1), by_name)
+        if size is not None:
+            dims[d.group(1)] = size
+            return True
+    m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
+    if m and m.group(1) in by_name and m.group(1) not in const:
+        const[m.group(1)] = by_name[m.group(1)][0]
+        return True
+    return False
+
+
 def run_case(case_dir, tools, keep):
     name = os.path.basename(case_dir.rstrip("/"))
     model_path = os.path.join(case_dir, "model.onnx")
@@ -285,15 +312,7 @@ def run_case(case_dir, tools, keep):
                     cmd += ["--dim", f"{k}={v}"]
                 rc, msg = run_cmd(cmd)
                 if rc != 0:
-                    d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
-                    if d and d.group(1) not in dims_bound:
-                        size = symbolic_size(model, d.group(1), by_name)
-                        if size is not None:
-                            dims_bound[d.group(1)] = size
-                            continue
-                    m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
-                    if m and m.group(1) in by_name and m.group(1) not in const:
-                        const[m.group(1)] = by_name[m.group(1)][0]
+                    if bind_for_retry(msg, model, by_name, const, dims_bound):
                         continue
                     if rc < 0 or rc > 128 or "internal error" in msg or "Sanitizer" in msg or "runtime error:" in msg:
                         bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
@@ -423,12 +442,7 @@ def main():
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
 
-    cases = []
-    for s in args.suites:
-        if os.path.exists(os.path.join(s, "model.onnx")):
-            cases.append(s)
-        else:
-            cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
+    cases = list_cases(args.suites)
     if args.filter or args.cover:
         chosen = [c for c in cases if args.filter and re.search(args.filter, os.path.basename(c))]
         if args.cover:

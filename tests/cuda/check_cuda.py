@@ -21,7 +21,6 @@ import glob
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -34,12 +33,8 @@ CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1"]
 
 
-def sh(cmd, timeout=600, cwd=None):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
-        return p.returncode, (p.stdout + p.stderr).strip()
-    except subprocess.TimeoutExpired:
-        return -1, f"timed out after {timeout}s"
+def sh(cmd, timeout=600):
+    return conf.run_cmd(cmd, timeout=timeout)
 
 
 def first_error(msg):
@@ -82,15 +77,7 @@ def compile_case(onnxc, case_dir, out_c, name, target):
         rc, msg = sh(cmd, timeout=300)
         if rc == 0:
             return True, ""
-        d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
-        if d and model is not None and d.group(1) not in dims:
-            size = conf.symbolic_size(model, d.group(1), by_name)
-            if size is not None:
-                dims[d.group(1)] = size
-                continue
-        m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
-        if m and m.group(1) in by_name and m.group(1) not in const:
-            const[m.group(1)] = by_name[m.group(1)][0]
+        if conf.bind_for_retry(msg, model, by_name, const, dims):
             continue
         return False, "onnxc: " + conf.first_line(msg)
     return False, "onnxc: too many compile-time inputs"
@@ -109,12 +96,7 @@ def cmd_nvrtc(args):
     if not have_cuda("nvrtc") or not os.path.exists(rt_cuda):
         print(f"SKIP: no NVRTC ({CUDA}) or no {rt_cuda}")
         return 77
-    cases = []
-    for s in args.suites:
-        if os.path.exists(os.path.join(s, "model.onnx")):
-            cases.append(s)
-        else:
-            cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
+    cases = conf.list_cases(args.suites)
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, os.path.basename(c))]
     if args.ratchet:

@@ -64,13 +64,6 @@ int onnxc_cuda_zero(onnxc_cuda_rt *rt, void *dst, size_t bytes) {
 
 int onnxc_cuda_sync(onnxc_cuda_rt *rt) { return rt->status; }
 
-unsigned onnxc_cuda_blocks(int64_t n, unsigned block) {
-  int64_t b = (n + block - 1) / block;
-  if (b < 1) b = 1;
-  if (b > 65535 * 32) b = 65535 * 32;
-  return (unsigned)b;
-}
-
 int onnxc_cuda_launch(onnxc_cuda_rt *rt, int k, unsigned grid, unsigned block, void **args) {
   void (*fn)(void **) = (void (*)(void **))rt->kernels[k];
   gridDim = {grid, 1, 1};
