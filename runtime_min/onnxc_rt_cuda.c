@@ -275,6 +275,7 @@ int onnxc_cuda_copy(onnxc_cuda_rt *rt, void *dst, const void *src, size_t bytes,
   static const enum cudaMemcpyKind kinds[3] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
                                                cudaMemcpyDeviceToDevice};
   if (!bytes) return ONNXC_OK;
+  CU(rt, cudaSetDevice(rt->device)); /* the caller's thread may have another device current */
   CU(rt, cudaMemcpyAsync(dst, src, bytes, kinds[kind], (cudaStream_t)rt->stream));
   return ONNXC_OK;
 }
@@ -361,6 +362,7 @@ static int capture(onnxc_cuda_rt *rt, int (*schedule)(void *, const void *const 
 int onnxc_cuda_run(onnxc_cuda_rt *rt, int (*schedule)(void *self, const void *const *in, void *const *out),
                    void *self, const void *const *in, int n_in, void *const *out, int n_out) {
   int same, i, st;
+  CU(rt, cudaSetDevice(rt->device));
   if (!rt->use_graphs || rt->runs++ == 0 || n_in + n_out > 64) return schedule(self, in, out);
   same = rt->graph_exec && rt->graph_nio == n_in + n_out;
   for (i = 0; same && i < n_in; i++) same = rt->graph_io[i] == in[i];

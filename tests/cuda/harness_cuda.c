@@ -8,10 +8,12 @@
  *                                   with --name model) and writes DIR/out_K.bin and
  *                                   DIR/out_K.dims for every output K.
  * The model runs three times with run_host: launched kernel by kernel, then captured into a
- * CUDA graph and launched, then replayed; the three results must be byte-identical.  Exits 77
+ * CUDA graph and launched, then replayed; the graph's two results must be byte-identical and
+ * equal to the first run's up to float rounding (1e-5 of the largest value).  Exits 77
  * (skipped) when there is no CUDA device.  ONNXC_CUDA_NO_GRAPHS=1 in the environment creates
  * the model without graphs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +102,23 @@ int main(int argc, char **argv) {
     }
     for (int d = 0; d < m->outputs[k].rank; d++) n *= dims[d];
     size_t nb = ((size_t)n * onnxc_dtype_bits(m->outputs[k].dtype) + 7) / 8;
-    for (int r = 1; r < 3; r++)
-      if (memcmp(out[0][k], out[r][k], nb)) {
-        fprintf(stderr, "output %d: run %d (%s) differs from the first run\n", k, r + 1,
-                r == 1 ? "graph captured" : "graph replayed");
+    /* the graph's two runs are the same work: bit-identical; the eager first run may differ
+       from them only in float rounding (cuBLAS may pick another algorithm while capturing) */
+    if (memcmp(out[1][k], out[2][k], nb)) {
+      fprintf(stderr, "output %d: the replayed graph's result differs from the captured one's\n", k);
+      return 5;
+    }
+    if (memcmp(out[0][k], out[1][k], nb)) {
+      int bad = m->outputs[k].dtype != ONNXC_FLOAT;
+      const float *a = (const float *)out[0][k], *b = (const float *)out[1][k];
+      float big = 0;
+      for (int64_t i = 0; !bad && i < n; i++) big = fabsf(a[i]) > big ? fabsf(a[i]) : big;
+      for (int64_t i = 0; !bad && i < n; i++) bad = !(fabsf(a[i] - b[i]) <= 1e-5f * big);
+      if (bad) {
+        fprintf(stderr, "output %d: the graph's result differs from the first (eager) run's\n", k);
         return 5;
       }
+    }
     snprintf(path, sizeof path, "%s/out_%d.dims", argv[1], k);
     FILE *f = fopen(path, "w");
     for (int d = 0; d < m->outputs[k].rank; d++) fprintf(f, "%lld\n", (long long)dims[d]);
