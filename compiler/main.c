@@ -23,6 +23,10 @@ static void usage(FILE *f) {
         "                       (specializes data-dependent shapes; repeatable)\n"
         "  --order NAME         force one execution order (model, dfs, kahn, greedy, beam);\n"
         "                       default: plan them all and keep the smallest arena\n"
+        "  --target T           c (default): portable C99; cuda: CUDA C for nvcc (OUT.cu + OUT.h,\n"
+        "                       cuBLAS for Conv/Gemm/MatMul); cuda-nvrtc: host C99 (OUT.c + OUT.h)\n"
+        "                       carrying the kernel source, compiled by NVRTC when the model is\n"
+        "                       created; both link onnxc_rt_cuda (see docs/CUDA.md)\n"
         "  --no-alias           plan without views, in-place ops and concat-in-place\n"
         "  --align N            arena alignment in bytes (default 16)\n"
         "  --weights FILE.bin   write the weights to FILE.bin instead of static const arrays;\n"
@@ -145,6 +149,13 @@ int main(int argc, char **argv) {
       opt.no_alias = true;
     } else if (!strcmp(a, "--canary")) {
       opt.canary = true;
+    } else if (!strcmp(a, "--target")) {
+      NEED_ARG();
+      if (strcmp(next, "c") && strcmp(next, "cuda") && strcmp(next, "cuda-nvrtc")) {
+        fprintf(stderr, "onnxc: error: unknown target '%s' (c, cuda, cuda-nvrtc)\n", next);
+        return 2;
+      }
+      opt.target = next;
     } else if (!strcmp(a, "--weights")) {
       NEED_ARG();
       opt.weights = next;

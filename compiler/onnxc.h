@@ -186,6 +186,10 @@ void subgraph_free_values(Ctx *ctx, Graph *sub, PtrVec *out);
 
 /* ---- util.c: errors and small helpers ------------------------------------------------- */
 
+/* Backends (--target): portable C; CUDA C for nvcc (.cu); host C carrying CUDA kernel source
+   that NVRTC compiles when the model is created. */
+enum { TARGET_C = 0, TARGET_CUDA = 1, TARGET_CUDA_NVRTC = 2 };
+
 struct Ctx {
   Arena arena;
   const char *file;       /* model path as given */
@@ -208,6 +212,7 @@ struct Ctx {
   bool fold_declined;     /* set by a fold function that cannot fold this node after all */
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   PtrVec custom_ops;      /* CustomOp*: the --custom-op / --custom-ops specs (ops_custom.c) */
+  int target;             /* TARGET_C, TARGET_CUDA or TARGET_CUDA_NVRTC (--target) */
   /* results */
   int64_t arena_bytes;
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
@@ -307,6 +312,9 @@ enum {
   OPF_VIEW = 1 << 2,          /* output 0 is input 0's bytes reinterpreted (Reshape, ...) */
   OPF_STATUS = 1 << 3,        /* the node function returns an int status; non-zero ends the run
                                  and is returned to the caller (custom ops) */
+  OPF_PARALLEL = 1 << 4,      /* the C emitter's work is one emit_broadcast_loops nest whose body
+                                 writes only element o of its outputs: the CUDA backend runs the
+                                 nest as a grid-stride loop (one thread per element) */
 };
 
 struct OpDef {
@@ -388,6 +396,7 @@ typedef struct CompileOptions {
   bool canary;                /* --canary */
   int threads;                /* --threads N */
   const char *weights;        /* --weights FILE.bin */
+  const char *target;         /* --target c | cuda | cuda-nvrtc (NULL: c) */
   size_t align;               /* --align N (0: 16) */
   const char *memory_report;  /* --memory-report FILE.json */
   const char *memory_svg;     /* --memory-svg FILE.svg */
@@ -538,6 +547,15 @@ struct Emit {
   Node *node;           /* node being emitted */
   int tmp;              /* counter for fresh local names */
   int fn_counter;       /* node functions emitted so far */
+  /* CUDA backend (codegen/cuda): node functions become __device__ functions, constants get
+     `const_qual` (e.g. "__device__ "), and with `par` set emit_broadcast_loops writes a
+     grid-stride loop (counted in par_loops) instead of the serial nest */
+  bool cuda;
+  bool par;
+  int par_loops;
+  bool par_indep;       /* set by an emitter whose several parallel loops are independent */
+  int64_t par_n;        /* elements of the largest grid-stride loop (threads the launch wants) */
+  const char *const_qual;
 };
 
 /* For ops with subgraphs (If/Loop/Scan): emits the calls that run `sub` inside the owner's
@@ -587,6 +605,15 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
 void emit_lane_sums(Emit *e, const char *T, const char *it, int64_t n, int k, const char *const *dst,
                     const char *const *expr);
 
+/* Independent iterations: `for (<decl>var = 0; var < cnt; var++) {` in C; in the CUDA
+   backend's parallel mode (e->par) the grid-stride form, one thread per iteration.  decl is ""
+   when var is declared already, else its type and a space. */
+void emit_par_for(Emit *e, const char *decl, const char *var, int64_t cnt);
+/* n nested independent loops (outermost first), closed by emit_par_end(e, n): in parallel mode
+   one grid-stride loop over their product with the indices decoded (declared const). */
+void emit_par_nest(Emit *e, const char *it, int n, const char *const *vars, const int64_t *cnt);
+void emit_par_end(Emit *e, int n);
+
 /* Includes templates/<name>.h in this model's C file, once, after templates/common.h (kernel
    helpers shared by node functions). */
 void emit_use_template(Emit *e, const char *name);
@@ -609,5 +636,57 @@ void emit_multi_end(Emit *e, size_t tpl_at);
 void emit_c_const(Emit *e, Value *v);
 /* codegen/c/emit_train.c: net.c and net.h of --train. */
 void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path);
+
+/* Shared with codegen/cuda: a C identifier made of a name's first maxlen characters; the name
+   of a node's function; one node function (emit_c.c's layout); a template's text appended to
+   e->out; the templates requested so far, spliced into b at byte `at`, and the list reset. */
+const char *c_ident(Arena *a, const char *name, int maxlen);
+const char *node_fn_name(Emit *e, const Node *n);
+void emit_node_fn_one(Emit *e, Node *n);
+void emit_template_text(Emit *e, const char *name);
+void emit_templates_splice(Emit *e, Buf *b, size_t at);
+void emit_templates_reset(void);
+/* `static const int64_t P_<tag><i>_dims[]` for each value of vs and the onnxc_tensor_info
+   array P_<array> describing them (the model descriptors). */
+void emit_tensor_infos(Buf *cb, PtrVec *vs, const char *P, const char *tag, const char *array);
+/* The node functions of g (nested subgraphs' first), numbered from e->fn_counter. */
+void emit_node_fns_of(Emit *e, Graph *g);
+/* The storage expression of v in the top graph g: constants by their cname, inputs and
+   outputs by in/out names, arena values as casts of `base` + offset. */
+const char *top_value_ptr(Emit *e, Graph *g, const char *const *in_names, const char *const *out_names,
+                          const char *base, Value *v, bool as_const);
+
+/* ---- ops_elementwise.c: elementwise chains (the CUDA backend fuses them) ---------------- */
+
+/* True when n is one of the expression-template elementwise rows (Add, Relu, Exp, ...). */
+bool ew_fusable(const Node *n);
+/* The expression of n in its compute type, for operands already loaded in that type. */
+const char *ew_expr(Emit *e, Node *n, const char *const *ops);
+/* A node computing the tree of elementwise nodes chain[0..n) (topological order, the last is
+   the root whose output the new node writes; every other member's output is read only inside
+   the tree and has the root's shape).  Its inputs are the tree's outside inputs. */
+Node *ew_fuse_tree(Ctx *ctx, Graph *g, Node **chain, int n);
+
+/* ---- ops_nn.c: geometry for other backends ------------------------------------------------ */
+
+typedef struct ConvShape {
+  int r;                                   /* spatial rank */
+  int64_t N, C, M, G, Cg, Mg;              /* batch, channels in/out, groups */
+  int64_t in[6], k[6], out[6], s[6], d[6], pb[6], pe[6];
+} ConvShape;
+/* Conv (unpacked weight) and the pools (MaxPool, AveragePool, LpPool: C = M, G = C). */
+void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs);
+void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs);
+
+/* ---- codegen/cuda/emit_cuda.c ------------------------------------------------------------- */
+
+/* Writes net.cu (or, for cuda-nvrtc, net.c carrying the kernel source) and net.h. */
+void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);
+/* codegen/cuda/ops_cuda.c: scratch bytes of n's CUDA kernels, or -1 when n runs its C function
+   (whose op row sizes the scratch); the planner asks for the CUDA targets. */
+int64_t cuda_scratch(Ctx *ctx, Node *n);
+/* optimize.c: the CUDA backend's rewrites after optimize_graph: trees of elementwise nodes
+   become one node (one kernel). */
+void fuse_elementwise(Ctx *ctx, Graph *g);
 
 #endif

@@ -115,7 +115,7 @@ static void sm_emit(Emit *e, Node *n) {
   const char *one = c_store(e, dt, c_lit(e, ct, 1)), *zero = c_store(e, dt, c_lit(e, ct, 0));
   ep(e, "%s o, a;", it);
   if (inner == 1) {
-    ep(e, "for (o = 0; o < %lld; o++) {", (long long)outer);
+    emit_par_for(e, "", "o", outer);
     ep(e, "const %s *x = X0 + o * %lld;", T, (long long)len);
     ep(e, "%s *y = Y0 + o * %lld;", T, (long long)len);
     ep(e, "%s m = %s;", CT, c_load(e, dt, "x[0]"));
@@ -796,12 +796,12 @@ static void la_emit(Emit *e, Node *n) {
 #define FT "float, double, float16, bfloat16"
 
 static const OpDef attention_rows[] = {
-    {"Softmax", "", 1, 12, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_SOFTMAX]},
-    {"Softmax", "", 13, ONNXC_MAX_OPSET, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_SOFTMAX]},
-    {"LogSoftmax", "", 1, 12, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_LOGSOFTMAX]},
-    {"LogSoftmax", "", 13, ONNXC_MAX_OPSET, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_LOGSOFTMAX]},
-    {"Hardmax", "", 1, 12, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_HARDMAX]},
-    {"Hardmax", "", 13, ONNXC_MAX_OPSET, 0, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_HARDMAX]},
+    {"Softmax", "", 1, 12, OPF_PARALLEL, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_SOFTMAX]},
+    {"Softmax", "", 13, ONNXC_MAX_OPSET, OPF_PARALLEL, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_SOFTMAX]},
+    {"LogSoftmax", "", 1, 12, OPF_PARALLEL, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_LOGSOFTMAX]},
+    {"LogSoftmax", "", 13, ONNXC_MAX_OPSET, OPF_PARALLEL, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_LOGSOFTMAX]},
+    {"Hardmax", "", 1, 12, OPF_PARALLEL, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_HARDMAX]},
+    {"Hardmax", "", 13, ONNXC_MAX_OPSET, OPF_PARALLEL, sm_infer, NULL, sm_emit, sm_scratch, FT, &sm_kind[SM_HARDMAX]},
     {"Attention", "", 23, ONNXC_MAX_OPSET, 0, attn_infer, NULL, attn_emit, attn_scratch, FT, NULL},
     {"FlexAttention", "ai.onnx.preview", 1, ONNXC_MAX_OPSET, 0, flex_infer, NULL, attn_emit, attn_scratch, FT, NULL},
     {"RotaryEmbedding", "", 23, ONNXC_MAX_OPSET, 0, rope_infer, NULL, rope_emit, NULL, FT, NULL},

@@ -120,35 +120,133 @@ static void ew_body(Emit *e, void *arg) {
   ep(e, "Y0[o] = %s;", c_store(e, b->out_dt, b->expr));
 }
 
+/* Operands are loads of each input in its storage type's compute type; an input of another
+   type than input 0 (Pow's exponent) is converted to input 0's. */
+static const char *ew_load(Emit *e, const Node *n, int k, const char *storage) {
+  const char *v = c_load(e, n->inputs[k]->dtype, storage);
+  if (n->inputs[k]->dtype != n->inputs[0]->dtype) v = fmt(e, "(%s)%s", c_ctype(n->inputs[0]->dtype), v);
+  return v;
+}
+
+const char *ew_expr(Emit *e, Node *n, const char *const *ops) {
+  const EwSpec *s = n->def->arg;
+  Value *x = n->inputs[0];
+  int ct = dtype_is_float(x->dtype) ? (x->dtype == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT) : x->dtype;
+  int ni = n->n_inputs;
+  const char *tpl = (!dtype_is_float(x->dtype) && s->iexpr) ? s->iexpr : s->fexpr;
+  if (s->arity >= 0) return expand(e, n, tpl, ct, (const char **)ops);
+  /* variadic: fold left with the binary template, then the row's finishing touch */
+  const char *acc = ops[0];
+  for (int k = 1; k < ni; k++) {
+    const char *pair[2] = {acc, ops[k]};
+    acc = fmt(e, "(%s)", expand(e, n, tpl, ct, pair));
+  }
+  if (strcmp(n->op_type, "Mean") == 0) acc = fmt(e, "(%s) / %s", acc, c_lit(e, ct, ni));
+  return acc;
+}
+
 static void ew_emit(Emit *e, Node *n) {
   const EwSpec *s = n->def->arg;
-  Value *x = n->inputs[0], *y = n->outputs[0];
-  int ct = dtype_is_float(x->dtype) ? (x->dtype == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT) : x->dtype;
   const char *ops[10];
   const Value *ins[8];
   int ni = n->n_inputs;
   if (s->arity < 0 && ni > 8) fail_node(e->ctx, n, "more than 8 inputs are not supported");
   for (int k = 0; k < ni; k++) {
-    ops[k] = c_load(e, n->inputs[k]->dtype, fmt(e, "X%d[i%d]", k, k));
-    if (n->inputs[k]->dtype != x->dtype) ops[k] = fmt(e, "(%s)%s", c_ctype(x->dtype), ops[k]);
+    ops[k] = ew_load(e, n, k, fmt(e, "X%d[i%d]", k, k));
     ins[k] = n->inputs[k];
   }
-  const char *tpl = (!dtype_is_float(x->dtype) && s->iexpr) ? s->iexpr : s->fexpr;
-  const char *expr;
-  if (s->arity < 0) {
-    /* variadic: fold left with the binary template, then the row's finishing touch */
-    const char *acc = ops[0];
-    for (int k = 1; k < ni; k++) {
-      const char *pair[2] = {acc, ops[k]};
-      acc = fmt(e, "(%s)", expand(e, n, tpl, ct, pair));
+  EwBody b = {ew_expr(e, n, ops), n->outputs[0]->dtype};
+  emit_broadcast_loops(e, n->outputs[0], ins, ni, ew_body, &b);
+}
+
+bool ew_fusable(const Node *n) {
+  if (!n || n->dead || !n->def || n->def->emit_c != ew_emit || !n->def->arg || n->n_outputs != 1 || !n->outputs[0])
+    return false;
+  if (n->def->flags & OPF_VIEW) return false; /* Identity: the planner makes it a view */
+  for (int k = 0; k < n->n_inputs; k++)
+    if (!n->inputs[k]) return false;
+  return n->n_inputs <= 8 && !n->outputs[0]->dynamic;
+}
+
+/* ---- FusedElementwise: a tree of the rows above as one loop nest -------------------------- */
+/* Not an ONNX op and not in the op table: fuse_elementwise() (optimize.c) builds it for the
+   CUDA backend, where one kernel per tree saves a launch and a round trip through memory per
+   member.  Each member computes into a local of its output's storage type, so the result is
+   bit-identical to running the members one by one. */
+
+typedef struct EwTree {
+  Node **nodes;   /* members in topological order; the last is the root */
+  int n;
+} EwTree;
+
+static void fused_body(Emit *e, void *arg) {
+  Node *f = arg;
+  const EwTree *t = f->priv;
+  for (int j = 0; j < t->n; j++) {
+    Node *m = t->nodes[j];
+    const char *ops[8];
+    for (int k = 0; k < m->n_inputs; k++) {
+      Value *v = m->inputs[k];
+      const char *src = NULL;
+      for (int i = 0; i < j && !src; i++)
+        if (t->nodes[i]->outputs[0] == v) src = fmt(e, "t%d", i);
+      for (int x = 0; x < f->n_inputs && !src; x++)
+        if (f->inputs[x] == v) src = fmt(e, "X%d[i%d]", x, x);
+      CHECK(src);
+      ops[k] = ew_load(e, m, k, src);
     }
-    if (strcmp(n->op_type, "Mean") == 0) acc = fmt(e, "(%s) / %s", acc, c_lit(e, ct, ni));
-    expr = acc;
-  } else {
-    expr = expand(e, n, tpl, ct, ops);
+    Value *y = m->outputs[0];
+    if (j == t->n - 1) ep(e, "Y0[o] = %s;", c_store(e, y->dtype, ew_expr(e, m, ops)));
+    else ep(e, "const %s t%d = %s;", c_type(y->dtype), j, c_store(e, y->dtype, ew_expr(e, m, ops)));
   }
-  EwBody b = {expr, y->dtype};
-  emit_broadcast_loops(e, y, ins, ni, ew_body, &b);
+}
+
+static void fused_emit(Emit *e, Node *n) {
+  const Value *ins[8];
+  for (int k = 0; k < n->n_inputs; k++) ins[k] = n->inputs[k];
+  emit_broadcast_loops(e, n->outputs[0], ins, n->n_inputs, fused_body, n);
+}
+
+static void fused_infer(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const EwTree *t = n->priv;
+  Value *y = t->nodes[t->n - 1]->outputs[0];
+  value_set_shape(n->outputs[0], y->dtype, y->rank, y->dims);
+}
+
+static const OpDef fused_row = {"FusedElementwise", "onnxc", 1, ONNXC_MAX_OPSET,
+                                OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL, fused_infer, NULL, fused_emit, NULL,
+                                "", NULL};
+
+Node *ew_fuse_tree(Ctx *ctx, Graph *g, Node **chain, int n) {
+  Node *root = chain[n - 1];
+  Value *ext[8];
+  int next = 0;
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < chain[j]->n_inputs; k++) {
+      Value *v = chain[j]->inputs[k];
+      bool inner = false, seen = false;
+      for (int i = 0; i < n; i++)
+        if (chain[i]->outputs[0] == v) inner = true;
+      for (int i = 0; i < next; i++)
+        if (ext[i] == v) seen = true;
+      if (inner || seen) continue;
+      if (next == 8) return NULL;
+      ext[next++] = v;
+    }
+  EwTree *t = arena_alloc(&ctx->arena, sizeof *t);
+  t->nodes = arena_alloc(&ctx->arena, sizeof(Node *) * (size_t)n);
+  for (int j = 0; j < n; j++) t->nodes[j] = chain[j];
+  t->n = n;
+  Node *f = graph_new_node(ctx, g, "FusedElementwise", arena_printf(&ctx->arena, "%s_fused", root->name), next, 1);
+  f->domain = "onnxc";
+  f->opset = 1;
+  f->def = &fused_row;
+  f->priv = t;
+  for (int k = 0; k < next; k++) f->inputs[k] = ext[k];
+  f->n_explicit = next;
+  f->outputs[0] = root->outputs[0];
+  return f;
 }
 
 /* ---- constant folding (the ops shape computations use) -------------------------------------- */
@@ -505,10 +603,10 @@ static const EwSpec sp_Min = {-1, T_NUM, OUT_SAME, "fmin@($0, $1)", "($0 < $1 ? 
 static const EwSpec sp_Sum = {-1, T_NUM, OUT_SAME, "$0 + $1", NULL};
 static const EwSpec sp_Mean = {-1, T_FLOAT, OUT_SAME, "$0 + $1", NULL};
 
-#define ROW(name, since, fold) \
-  {#name, "", since, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, ew_infer, fold, ew_emit, NULL, "", &sp_##name}
+#define EW_FLAGS (OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL)
+#define ROW(name, since, fold) {#name, "", since, ONNXC_MAX_OPSET, EW_FLAGS, ew_infer, fold, ew_emit, NULL, "", &sp_##name}
 #define ROWT(name, since, fold, types) \
-  {#name, "", since, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, ew_infer, fold, ew_emit, NULL, types, &sp_##name}
+  {#name, "", since, ONNXC_MAX_OPSET, EW_FLAGS, ew_infer, fold, ew_emit, NULL, types, &sp_##name}
 
 #define FT "float, double, float16, bfloat16"
 #define NT "float, double, float16, bfloat16, int8-64, uint8-64"
@@ -526,9 +624,9 @@ static const OpDef elementwise_rows[] = {
     ROWT(HardSigmoid, 1, NULL, FT), ROWT(HardSwish, 14, NULL, FT), ROWT(Elu, 1, NULL, FT),
     ROWT(Selu, 1, NULL, FT), ROWT(Celu, 12, NULL, FT), ROWT(LeakyRelu, 1, NULL, FT),
     ROWT(ThresholdedRelu, 10, NULL, FT), ROWT(Mish, 18, NULL, FT), ROWT(Not, 1, ew_fold, "bool"),
-    {"IsNaN", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, ew_infer, NULL, ew_emit, NULL, FT, &sp_IsNaN_bool},
+    {"IsNaN", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, ew_infer, NULL, ew_emit, NULL, FT, &sp_IsNaN_bool},
     ROWT(BitwiseNot, 18, NULL, "int8-64, uint8-64"),
-    {"Identity", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_VIEW, ew_infer, ew_fold, ew_emit, NULL, "all", &sp_Identity},
+    {"Identity", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_VIEW | OPF_PARALLEL, ew_infer, ew_fold, ew_emit, NULL, "all", &sp_Identity},
     ROWT(Add, 1, ew_fold, NT), ROWT(Sub, 1, ew_fold, NT), ROWT(Mul, 1, ew_fold, NT),
     ROWT(Div, 1, ew_fold, NT), ROWT(Pow, 1, ew_fold, NT), ROWT(PRelu, 1, NULL, NT),
     ROWT(Equal, 1, ew_fold, "all"), ROWT(Less, 1, ew_fold, NT), ROWT(Greater, 1, ew_fold, NT),
@@ -538,9 +636,9 @@ static const OpDef elementwise_rows[] = {
     ROWT(BitwiseXor, 18, NULL, "int8-64, uint8-64"),
     ROWT(Max, 1, ew_fold, NT), ROWT(Min, 1, ew_fold, NT), ROWT(Sum, 1, ew_fold, NT),
     ROWT(Mean, 1, NULL, FT),
-    {"Where", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, where_infer, where_fold, where_emit, NULL, "all", NULL},
-    {"Clip", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, clip_infer, NULL, clip_emit, NULL, NT, NULL},
-    {"Cast", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
-    {"CastLike", "", 15, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
+    {"Where", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, where_infer, where_fold, where_emit, NULL, "all", NULL},
+    {"Clip", "", 1, ONNXC_MAX_OPSET, EW_FLAGS, clip_infer, NULL, clip_emit, NULL, NT, NULL},
+    {"Cast", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
+    {"CastLike", "", 15, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
 };
 OPS_FAMILY(elementwise);

@@ -1273,7 +1273,7 @@ static void rg_emit(Emit *e, Node *n) {
 
 static const OpDef grad_rows[] = {
     GROW("Loss", loss_infer, loss_emit),
-    GROW("ElementwiseGrad", ewg_infer, ewg_emit),
+    {"ElementwiseGrad", GD, 1, ONNXC_MAX_OPSET, OPF_PARALLEL, ewg_infer, NULL, ewg_emit, NULL, "float, double", NULL},
     GROW("SoftmaxGrad", smg_infer, smg_emit),
     {"ConvGrad", GD, 1, ONNXC_MAX_OPSET, 0, cg_infer, NULL, cg_emit, cg_scratch, "float, double", NULL},
     GROW("PoolGrad", pg_infer, pg_emit),

@@ -612,13 +612,13 @@ static void stft_emit(Emit *e, Node *n) {
 #define NT "float, double, float16, bfloat16, int8-64, uint8-64"
 
 static const OpDef misc_rows[] = {
-    {"Mod", "", 10, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, mod_infer, mod_fold, mod_emit, NULL, NT, NULL},
-    {"BitShift", "", 11, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, bitshift_infer, NULL, bitshift_emit, NULL,
+    {"Mod", "", 10, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL, mod_infer, mod_fold, mod_emit, NULL, NT, NULL},
+    {"BitShift", "", 11, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL, bitshift_infer, NULL, bitshift_emit, NULL,
      "int8-64, uint8-64", NULL},
-    {"IsInf", "", 10, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, isinf_infer, NULL, unary_emit, NULL, FT, NULL},
-    {"Shrink", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, shrink_infer, NULL, unary_emit, NULL, NT, NULL},
-    {"Swish", "", 24, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, float_unary_infer, NULL, unary_emit, NULL, FT, NULL},
-    {"Gelu", "", 20, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE, gelu_infer, NULL, unary_emit, NULL, FT, NULL},
+    {"IsInf", "", 10, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, isinf_infer, NULL, unary_emit, NULL, FT, NULL},
+    {"Shrink", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL, shrink_infer, NULL, unary_emit, NULL, NT, NULL},
+    {"Swish", "", 24, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL, float_unary_infer, NULL, unary_emit, NULL, FT, NULL},
+    {"Gelu", "", 20, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_INPLACE | OPF_PARALLEL, gelu_infer, NULL, unary_emit, NULL, FT, NULL},
     {"HannWindow", "", 17, ONNXC_MAX_OPSET, 0, window_infer, window_fold, window_emit, NULL, "numeric output", NULL},
     {"HammingWindow", "", 17, ONNXC_MAX_OPSET, 0, window_infer, window_fold, window_emit, NULL, "numeric output", NULL},
     {"BlackmanWindow", "", 17, ONNXC_MAX_OPSET, 0, window_infer, window_fold, window_emit, NULL, "numeric output", NULL},

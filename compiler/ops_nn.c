@@ -975,14 +975,14 @@ static void pool_emit(Emit *e, Node *n) {
   for (int d = r - 2; d >= 0; d--) istr[d] = istr[d + 1] * g.in[d + 1];
   cstr[0] = 1;
   for (int d = 1; d < r; d++) cstr[d] = cstr[d - 1] * g.in[d - 1];
-  if (kind == POOL_MAX && !want_idx && dt == DT_FLOAT && r == 2 && g.d[0] == 1 && g.d[1] == 1 && windows_nonempty(&g)) {
+  if (!e->par && kind == POOL_MAX && !want_idx && dt == DT_FLOAT && r == 2 && g.d[0] == 1 && g.d[1] == 1 && windows_nonempty(&g)) {
     emit_use_template(e, "gemm");
     emit_use_template(e, "conv");
     ep(e, "onnxc_maxpool2d(%lld, X0, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0, %lld, %lld);", LL(NC), LL(g.in[0]),
        LL(g.in[1]), LL(g.k[0]), LL(g.k[1]), LL(g.s[0]), LL(g.s[1]), LL(g.pb[0]), LL(g.pb[1]), LL(g.out[0]), LL(g.out[1]));
     return;
   }
-  if (kind == POOL_MAX && !want_idx && is_native(dt) && r == 2 && windows_nonempty(&g)) {
+  if (!e->par && kind == POOL_MAX && !want_idx && is_native(dt) && r == 2 && windows_nonempty(&g)) {
     /* whole output rows: for each valid kernel row and column, a (vectorizable) max over the
        range of output columns whose input column is inside */
     loop(e, "nc", NC);
@@ -1007,11 +1007,23 @@ static void pool_emit(Emit *e, Node *n) {
     ep(e, "}");
     return;
   }
-  loop(e, "nc", NC);
-  ep(e, "const %s *xp = X0 + nc * %lld;", c_type(dt), LL(IHW));
-  ep(e, "%s yo = nc * %lld;", IT, LL(OHW));
+  /* one output element per iteration (CUDA: per thread) */
+  const char *vars[MAXR + 1];
+  int64_t cnts[MAXR + 1];
+  vars[0] = "nc";
+  cnts[0] = NC;
   for (int d = 0; d < r; d++) {
-    loop(e, fmt(e, "o%d", d), g.out[d]);
+    vars[d + 1] = fmt(e, "o%d", d);
+    cnts[d + 1] = g.out[d];
+  }
+  emit_par_nest(e, IT, r + 1, vars, cnts);
+  ep(e, "const %s *xp = X0 + nc * %lld;", c_type(dt), LL(IHW));
+  {
+    const char *yo = "o0";
+    for (int d = 1; d < r; d++) yo = fmt(e, "(%s) * %lld + o%d", yo, LL(g.out[d]), d);
+    ep(e, "const %s yo = nc * %lld + %s;", IT, LL(OHW), yo);
+  }
+  for (int d = 0; d < r; d++) {
     ep(e, "const %s s%d = o%d * %lld - %lld;", IT, d, d, LL(g.s[d]), LL(g.pb[d]));
     ep(e, "const %s ks%d = s%d < 0 ? (%lld - s%d) / %lld : 0;", IT, d, d, LL(g.d[d] - 1), d, LL(g.d[d]));
     ep(e, "%s ke%d = (%lld - s%d) / %lld;", IT, d, LL(g.in[d] + g.d[d] - 1), d, LL(g.d[d]));
@@ -1069,9 +1081,7 @@ static void pool_emit(Emit *e, Node *n) {
     ep(e, "(void)cnt;");
     ep(e, "Y0[yo] = %s;", c_store(e, dt, root_expr(e, ct, "acc", p)));
   }
-  ep(e, "yo++;");
-  for (int d = 0; d < r; d++) ep(e, "}");
-  ep(e, "}");
+  emit_par_end(e, r + 1);
 }
 
 /* GlobalAveragePool / GlobalMaxPool / GlobalLpPool */
@@ -1093,7 +1103,7 @@ static void gpool_emit(Emit *e, Node *n) {
   int64_t NC = x->dims[0] * x->dims[1], S = prod(x->dims + 2, x->rank - 2);
   int kind = !strcmp(n->op_type, "GlobalMaxPool") ? POOL_MAX : !strcmp(n->op_type, "GlobalAveragePool") ? POOL_AVG : POOL_LP;
   double p = lp_p(n);
-  loop(e, "nc", NC);
+  emit_par_for(e, fmt(e, "%s ", IT), "nc", NC);
   if (is_native(dt) && kind != POOL_LP && S >= 32) {
     /* 16 partial results (vectorizable), then combined */
     const char *init = kind == POOL_MAX ? c_lowest(e, ct) : "0";
@@ -1252,6 +1262,25 @@ static void bn_emit(Emit *e, Node *n) {
   for (int k = 1; k < 5; k++) P[k] = fmt(e, "X%d", k);
 #define PL(k, idx) c_load(e, n->inputs[k]->dtype, fmt(e, "%s[%s]", P[k], idx))
   bool spatial = n->opset >= 9 || attr_i(n, "spatial", 1) != 0;
+  if (!bn_training_mode(n) && e->par) {
+    /* CUDA: one element per thread */
+    const char *vars[3] = {"nb", "c", "i"};
+    const int64_t cnt[3] = {N, C, S};
+    emit_par_nest(e, IT, 3, vars, cnt);
+    ep(e, "const %s p = c * %lld + i;", IT, LL(S));
+    ep(e, "(void)p;");
+    ep(e, "const %s xv = %s;", CT, c_load(e, dt, fmt(e, "X0[(nb * %lld + c) * %lld + i]", LL(C), LL(S))));
+    if (spatial) { /* as the serial form below computes it */
+      ep(e, "const %s a = %s / sqrt%s(%s + %s);", CT, PL(1, "c"), sf, PL(4, "c"), eps);
+      ep(e, "const %s b = %s - %s * a;", CT, PL(2, "c"), PL(3, "c"));
+      ep(e, "Y0[(nb * %lld + c) * %lld + i] = %s;", LL(C), LL(S), c_store(e, dt, "xv * a + b"));
+    } else {
+      ep(e, "Y0[(nb * %lld + c) * %lld + i] = %s;", LL(C), LL(S),
+         c_store(e, dt, fmt(e, "(xv - %s) * %s / sqrt%s(%s + %s) + %s", PL(3, "p"), PL(1, "p"), sf, PL(4, "p"), eps, PL(2, "p"))));
+    }
+    emit_par_end(e, 3);
+    return;
+  }
   if (!bn_training_mode(n)) {
     loop(e, "nb", N);
     loop(e, "c", C);
@@ -1456,7 +1485,7 @@ static void layernorm_emit(Emit *e, Node *n) {
   const char *si = norm_param_index(e->ctx, n, n->inputs[1], x, axis);
   const char *bi = node_in(n, 2) ? norm_param_index(e->ctx, n, n->inputs[2], x, axis) : NULL;
   const char *eps = c_lit(e, ct, attr_f(n, "epsilon", 1e-5f));
-  loop(e, "rw", rows);
+  emit_par_for(e, fmt(e, "%s ", IT), "rw", rows);
   ep(e, "const %s *xp = X0 + rw * %lld;", c_type(dt), LL(cols));
   ep(e, "%s *yp = Y0 + rw * %lld;", c_type(dt), LL(cols));
   if (rms) {
@@ -1982,25 +2011,28 @@ static void dropout_emit(Emit *e, Node *n) {
 #define FT "float, double, float16, bfloat16"
 #define R(name, since, until, infer, emit, scratch, types) \
   {name, "", since, until, 0, infer, NULL, emit, scratch, types, NULL}
+/* rows whose emitter has a parallel form for the CUDA backend (emit_par_for/emit_par_nest) */
+#define RP(name, since, until, infer, emit, scratch, types) \
+  {name, "", since, until, OPF_PARALLEL, infer, NULL, emit, scratch, types, NULL}
 
 static const OpDef nn_rows[] = {
     R("Conv", 1, ONNXC_MAX_OPSET, conv_infer, conv_emit, conv_scratch, FT),
     R("ConvTranspose", 1, ONNXC_MAX_OPSET, convt_infer, convt_emit, NULL, FT),
-    R("MaxPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT ", int8, uint8"),
-    R("AveragePool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
-    R("LpPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
-    R("GlobalAveragePool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
-    R("GlobalMaxPool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
-    R("GlobalLpPool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
+    RP("MaxPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT ", int8, uint8"),
+    RP("AveragePool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
+    RP("LpPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
+    RP("GlobalAveragePool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
+    RP("GlobalMaxPool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
+    RP("GlobalLpPool", 1, ONNXC_MAX_OPSET, gpool_infer, gpool_emit, NULL, FT),
     R("MaxUnpool", 9, ONNXC_MAX_OPSET, unpool_infer, unpool_emit, NULL, FT),
-    R("BatchNormalization", 1, 8, bn_infer, bn_emit, NULL, FT " (is_test, spatial)"),
-    R("BatchNormalization", 9, 13, bn_infer, bn_emit, NULL, FT),
-    R("BatchNormalization", 14, ONNXC_MAX_OPSET, bn_infer, bn_emit, NULL, FT " (training_mode)"),
+    RP("BatchNormalization", 1, 8, bn_infer, bn_emit, NULL, FT " (is_test, spatial)"),
+    RP("BatchNormalization", 9, 13, bn_infer, bn_emit, NULL, FT),
+    RP("BatchNormalization", 14, ONNXC_MAX_OPSET, bn_infer, bn_emit, NULL, FT " (training_mode)"),
     R("InstanceNormalization", 1, ONNXC_MAX_OPSET, instnorm_infer, instnorm_emit, NULL, FT),
-    R("LayerNormalization", 17, ONNXC_MAX_OPSET, layernorm_infer, layernorm_emit, NULL, FT),
+    RP("LayerNormalization", 17, ONNXC_MAX_OPSET, layernorm_infer, layernorm_emit, NULL, FT),
     R("GroupNormalization", 18, 20, groupnorm_infer, groupnorm_emit, NULL, FT " (scale per group)"),
     R("GroupNormalization", 21, ONNXC_MAX_OPSET, groupnorm_infer, groupnorm_emit, NULL, FT " (scale per channel)"),
-    R("RMSNormalization", 23, ONNXC_MAX_OPSET, layernorm_infer, layernorm_emit, NULL, FT),
+    RP("RMSNormalization", 23, ONNXC_MAX_OPSET, layernorm_infer, layernorm_emit, NULL, FT),
     R("LRN", 1, ONNXC_MAX_OPSET, lrn_infer, lrn_emit, NULL, FT),
     R("LpNormalization", 1, ONNXC_MAX_OPSET, lpnorm_infer, lpnorm_emit, NULL, FT),
     R("MeanVarianceNormalization", 9, ONNXC_MAX_OPSET, mvn_infer, mvn_emit, mvn_scratch, FT),
@@ -2010,3 +2042,39 @@ static const OpDef nn_rows[] = {
     R("Dropout", 12, ONNXC_MAX_OPSET, dropout_infer, dropout_emit, NULL, FT " (training_mode with seed)"),
 };
 OPS_FAMILY(nn);
+
+/* ---- geometry for other backends (codegen/cuda) -------------------------------------------- */
+
+static void shape_from_geo(ConvShape *cs, const Geo *g) {
+  cs->r = g->r;
+  for (int i = 0; i < g->r; i++) {
+    cs->in[i] = g->in[i];
+    cs->k[i] = g->k[i];
+    cs->out[i] = g->out[i];
+    cs->s[i] = g->s[i];
+    cs->d[i] = g->d[i];
+    cs->pb[i] = g->pb[i];
+    cs->pe[i] = g->pe[i];
+  }
+}
+
+void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
+  ConvInfo ci;
+  conv_info(ctx, n, &ci);
+  shape_from_geo(cs, &ci.g);
+  cs->N = ci.N;
+  cs->C = ci.C;
+  cs->M = ci.M;
+  cs->G = ci.G;
+  cs->Cg = ci.Cg;
+  cs->Mg = ci.Mg;
+}
+
+void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
+  Geo g;
+  pool_info(ctx, n, &g, pool_kind(n));
+  shape_from_geo(cs, &g);
+  cs->N = n->inputs[0]->dims[0];
+  cs->C = cs->M = cs->G = n->inputs[0]->dims[1];
+  cs->Cg = cs->Mg = 1;
+}

@@ -221,6 +221,60 @@ static int64_t red_scratch(Ctx *ctx, Node *n) {
   return b;
 }
 
+/* The result of output o from its accumulator `a` (NULL: the accumulator itself). */
+static const char *red_post(Emit *e, const Node *n, const char *a) {
+  const RedSpec *s = n->def->arg;
+  const RedInfo *ri = n->priv;
+  int dt = n->inputs[0]->dtype, ct = comp_dt(dt);
+  switch (s->kind) {
+  case R_MEAN:
+    if (!dtype_is_float(dt) && ri->count == 0) return "0";
+    return fmt(e, "%s / %s", a, c_lit_i(e, ct, ri->count));
+  case R_L2: return dtype_is_float(dt) ? fmt(e, "%s(%s)", mfn(e, ct, "sqrt"), a) : fmt(e, "sqrt((double)%s)", a);
+  case R_LOGSUM: return fmt(e, "%s(%s)", mfn(e, ct, "log"), a);
+  case R_LOGSUMEXP: return fmt(e, "%s(%s) + M[o]", mfn(e, ct, "log"), a);
+  default: return NULL;
+  }
+}
+
+/* CUDA parallel form: one thread per output, looping over its reduced elements (merged groups
+   of input dims; float sums accumulate in double). */
+static void red_emit_par(Emit *e, Node *n, const char *init) {
+  const RedSpec *s = n->def->arg;
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  int dt = x->dtype, kind = s->kind;
+  RedGroups g;
+  red_groups(x, n->priv, &g);
+  int64_t is[ONNXC_MAX_RANK], st = 1;
+  for (int k = g.m - 1; k >= 0; k--) {
+    is[k] = st;
+    st *= g.len[k];
+  }
+  bool wide = comp_dt(dt) == DT_FLOAT && kind != R_MAX && kind != R_MIN && kind != R_PROD;
+  emit_par_for(e, "long long ", "o", value_numel(y));
+  ep(e, "long long r = o, base = 0;");
+  for (int k = g.m - 1; k >= 0; k--)
+    if (!g.red[k]) {
+      ep(e, "base += r %% %lld * %lld;", (long long)g.len[k], (long long)is[k]);
+      ep(e, "r /= %lld;", (long long)g.len[k]);
+    }
+  ep(e, "%s a = %s;", wide ? "double" : c_ctype(dt), init);
+  int nr = 0;
+  const char *idx = "base";
+  for (int k = 0; k < g.m; k++)
+    if (g.red[k]) {
+      ep(e, "for (long long u%d = 0; u%d < %lld; u%d++) {", k, k, (long long)g.len[k], k);
+      idx = fmt(e, "%s + u%d * %lld", idx, k, (long long)is[k]);
+      nr++;
+    }
+  ep(e, "const %s v = %s;", c_ctype(dt), c_load(e, dt, fmt(e, "X0[%s]", idx)));
+  ep(e, "%s", red_stmt(e, kind, dt, "a", "v", NULL));
+  for (int k = 0; k < nr; k++) ep(e, "}");
+  const char *post = red_post(e, n, wide ? "(float)a" : "a");
+  ep(e, "Y0[o] = %s;", c_store(e, dt, post ? post : "a"));
+  ep(e, "}");
+}
+
 static void red_emit(Emit *e, Node *n) {
   const RedSpec *s = n->def->arg;
   const RedInfo *ri = n->priv;
@@ -238,6 +292,10 @@ static void red_emit(Emit *e, Node *n) {
   case R_MIN: init = dt == DT_BOOL ? "1" : c_highest(e, ct); break;
   default: init = c_lit_i(e, ct, 0); break;
   }
+  if (e->par && kind != R_LOGSUMEXP && !sep && ni > 0) {
+    red_emit_par(e, n, init);
+    return;
+  }
   ep(e, "%s *A = %s;", CT, sep ? fmt(e, "(%s *)W", CT) : "Y0");
   if (kind == R_LOGSUMEXP)
     ep(e, "%s *M = (%s *)(W + %lld);", CT, CT, (long long)(sep ? (no * cs + 15) / 16 * 16 : 0));
@@ -250,20 +308,8 @@ static void red_emit(Emit *e, Node *n) {
     ep(e, "for (long long o = 0; o < %lld; o++) if (!isfinite(M[o])) M[o] = 0;", (long long)no);
   }
   if (ni > 0) red_pass(e, &g, kind, dt, "A", kind == R_LOGSUMEXP ? "M" : NULL);
-  const char *post = NULL;
-  switch (kind) {
-  case R_MEAN:
-    if (dtype_is_float(dt)) post = fmt(e, "A[o] / %s", c_lit_i(e, ct, ri->count));
-    else if (ri->count == 0) post = "0";
-    else post = fmt(e, "A[o] / %s", c_lit_i(e, ct, ri->count));
-    break;
-  case R_L2:
-    post = dtype_is_float(dt) ? fmt(e, "%s(A[o])", mfn(e, ct, "sqrt")) : "sqrt((double)A[o])";
-    break;
-  case R_LOGSUM: post = fmt(e, "%s(A[o])", mfn(e, ct, "log")); break;
-  case R_LOGSUMEXP: post = fmt(e, "%s(A[o]) + M[o]", mfn(e, ct, "log")); break;
-  default: if (sep) post = "A[o]"; break;
-  }
+  const char *post = red_post(e, n, "A[o]");
+  if (!post && sep) post = "A[o]";
   if (post) ep(e, "for (long long o = 0; o < %lld; o++) Y0[o] = %s;", (long long)no, c_store(e, dt, post));
 }
 
@@ -930,8 +976,8 @@ RS(ReduceSumSquare, R_SUMSQ, 18);
 #define FT "float, double, float16, bfloat16"
 /* Two rows per reduce op: axes attribute before `split`, axes input from it. */
 #define RROWS(name, split, types)                                                              \
-  {#name, "", 1, split - 1, 0, red_infer, red_fold, red_emit, red_scratch, types, &rs_##name}, \
-  {#name, "", split, ONNXC_MAX_OPSET, 0, red_infer, red_fold, red_emit, red_scratch, types, &rs_##name}
+  {#name, "", 1, split - 1, OPF_PARALLEL, red_infer, red_fold, red_emit, red_scratch, types, &rs_##name}, \
+  {#name, "", split, ONNXC_MAX_OPSET, OPF_PARALLEL, red_infer, red_fold, red_emit, red_scratch, types, &rs_##name}
 
 static const OpDef reduce_rows[] = {
     RROWS(ReduceSum, 13, NT),

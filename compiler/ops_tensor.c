@@ -296,8 +296,35 @@ static void emit_fill(Emit *e, Node *n, const Plan *p) {
   ep(e, "}");
 }
 
+/* CUDA parallel mode: one thread per element of the segment (the segments of one node write
+   disjoint parts of the outputs and read only inputs, so they run side by side). */
+static void emit_seg_par(Emit *e, Node *n, const Seg *s, int tid) {
+  int r = s->r;
+  const char *it = ity(n);
+  ep(e, "if (Y%d) {", s->dst);
+  for (int d = 0; d < r; d++)
+    if (s->tbl[d]) emit_table(e, it, fmt(e, "t%d_%d", tid, d), s->tbl[d], s->dims[d]);
+  const char *vars[ONNXC_MAX_RANK + 1];
+  for (int d = 0; d < r; d++) vars[d] = fmt(e, "d%d", d);
+  if (r == 0) {
+    vars[0] = "d0";
+    int64_t one = 1;
+    emit_par_nest(e, it, 1, vars, &one);
+    ep(e, "(void)d0;");
+  } else {
+    emit_par_nest(e, it, r, vars, s->dims);
+  }
+  ep(e, "Y%d[%s] = X%d[%s];", s->dst, seg_expr(e, s, r, true, tid), s->src, seg_expr(e, s, r, false, tid));
+  emit_par_end(e, r ? r : 1);
+  ep(e, "}");
+}
+
 static void emit_seg(Emit *e, Node *n, const Seg *s, int tid) {
   if (seg_numel(s) == 0) return;
+  if (e->par) {
+    emit_seg_par(e, n, s, tid);
+    return;
+  }
   Value *y = n->outputs[s->dst];
   const char *T = c_type(y->dtype);
   int r = s->r;
@@ -326,9 +353,13 @@ static void emit_seg(Emit *e, Node *n, const Seg *s, int tid) {
 
 static void plan_emit(Emit *e, Node *n) {
   const Plan *p = n->priv;
+  bool par = e->par;
+  e->par = par && !p->fill; /* a fill, then segments over it: one thread (CUDA) */
+  e->par_indep = true;
   if (p->fill) emit_fill(e, n, p);
   for (int i = 0; i < p->n; i++)
     if (n->outputs[p->segs[i].dst]) emit_seg(e, n, &p->segs[i], i);
+  e->par = par;
 }
 
 /* ---- plain copies (Reshape, Flatten, Squeeze, Unsqueeze, BitCast) ----------------------- */
@@ -1067,9 +1098,9 @@ static void gather_emit(Emit *e, Node *n) {
   Value *y = n->outputs[0];
   const char *T = c_type(y->dtype), *it = ity(n);
   if (!value_numel(y)) return;
-  ep(e, "%s o, j;", it);
-  ep(e, "for (o = 0; o < %lld; o++) {", (long long)g->outer);
-  ep(e, "for (j = 0; j < %lld; j++) {", (long long)g->cnt);
+  const char *vars[2] = {"o", "j"};
+  const int64_t cnt[2] = {g->outer, g->cnt};
+  emit_par_nest(e, it, 2, vars, cnt);
   emit_index(e, "c", "X1[j]", g->len);
   const char *dst = fmt(e, "(o * %lld + j) * %lld", (long long)g->cnt, (long long)g->inner);
   const char *src = fmt(e, "(o * %lld + c) * %lld", (long long)g->len, (long long)g->inner);
@@ -1080,8 +1111,7 @@ static void gather_emit(Emit *e, Node *n) {
     ep(e, "if (c < 0 || c >= %lld) memset(Y0 + %s, 0, %lld * sizeof(%s));", (long long)g->len, dst, (long long)g->inner, T);
     ep(e, "else memcpy(Y0 + %s, X0 + %s, %lld * sizeof(%s));", dst, src, (long long)g->inner, T);
   }
-  ep(e, "}");
-  ep(e, "}");
+  emit_par_end(e, 2);
 }
 
 static void gather_el_infer(Ctx *ctx, Node *n) {
@@ -1466,21 +1496,21 @@ static const OpDef tensor_rows[] = {
     {"Unsqueeze", "", 1, 12, OPF_VIEW, unsqueeze_infer, copy_fold, copy_emit, NULL, ALL, NULL},
     {"Unsqueeze", "", 13, M, OPF_VIEW, unsqueeze_infer, copy_fold, copy_emit, NULL, ALL, NULL},
     {"BitCast", "", 26, M, 0, bitcast_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Concat", "", 1, M, 0, concat_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Concat", "", 1, M, OPF_PARALLEL, concat_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Split", "", 1, 12, 0, split_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Split", "", 13, M, 0, split_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Split", "", 13, M, OPF_PARALLEL, split_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Slice", "", 1, 9, 0, slice_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Slice", "", 10, M, 0, slice_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Expand", "", 8, M, 0, expand_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Tile", "", 6, M, 0, tile_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Transpose", "", 1, M, 0, transpose_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"DepthToSpace", "", 1, M, 0, d2s_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"SpaceToDepth", "", 1, M, 0, d2s_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Slice", "", 10, M, OPF_PARALLEL, slice_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Expand", "", 8, M, OPF_PARALLEL, expand_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Tile", "", 6, M, OPF_PARALLEL, tile_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Transpose", "", 1, M, OPF_PARALLEL, transpose_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"DepthToSpace", "", 1, M, OPF_PARALLEL, d2s_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"SpaceToDepth", "", 1, M, OPF_PARALLEL, d2s_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Pad", "", 1, 1, 0, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Pad", "", 2, 10, 0, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Pad", "", 11, M, 0, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"CenterCropPad", "", 18, M, 0, ccp_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Gather", "", 1, M, 0, gather_infer, gather_fold, gather_emit, NULL, ALL, NULL},
+    {"Pad", "", 11, M, OPF_PARALLEL, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"CenterCropPad", "", 18, M, OPF_PARALLEL, ccp_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Gather", "", 1, M, OPF_PARALLEL, gather_infer, gather_fold, gather_emit, NULL, ALL, NULL},
     {"GatherElements", "", 11, M, 0, gather_el_infer, NULL, gather_el_emit, NULL, ALL, NULL},
     {"GatherND", "", 11, M, 0, gathernd_infer, NULL, gathernd_emit, NULL, ALL, NULL},
     {"ScatterND", "", 11, 15, 0, scatternd_infer, NULL, scatternd_emit, NULL, ALL, NULL},

@@ -27,6 +27,12 @@
  *     B (the Conv's W^T) in the GEMV strip layout of onnxc_sgemv_p (columns in strips of 128,
  *     each strip row after row), so the batch-1 classifier reads its weights as a few
  *     sequential streams (W_GEMV).
+ * (Not for the CUDA targets: cuBLAS reads the ONNX layouts.)
+ *
+ * fuse_elementwise (CUDA targets, after optimize_graph): a tree of elementwise nodes (the
+ * expression-template rows: Add, Mul, Relu, Exp, ...) whose inner values have one consuming
+ * node, inside the tree, and the root's shape becomes one FusedElementwise node: one kernel
+ * reading the tree's outside inputs once.
  */
 #include <math.h>
 #include <string.h>
@@ -565,7 +571,8 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     topo_sort(ctx, g);
     eliminate_dead(ctx, g);
   }
-  for (int i = 0; i < g->nodes.n; i++) {
+  /* the CUDA backend hands Conv/Gemm/MatMul to cuBLAS, which reads the ONNX layouts */
+  for (int i = 0; i < g->nodes.n && ctx->target == TARGET_C; i++) {
     Node *p = g->nodes.v[i];
     if (p->dead || *p->domain || p->orig_w) continue;
     if (!strcmp(p->op_type, "Conv") || !strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_one_row(ctx, g, p);
@@ -573,4 +580,72 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p);
     else if (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_gemm_b(ctx, g, p);
   }
+}
+
+/* ---- elementwise trees (CUDA) ----------------------------------------------------------------- */
+
+/* The single node consuming v (all its uses), or NULL. */
+static Node *only_consumer_node(Graph *g, Value *v) {
+  if (!v || v->is_output) return NULL;
+  Node *c = NULL;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (n->dead) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] == v) {
+        if (c && c != n) return NULL;
+        c = n;
+      }
+  }
+  return c;
+}
+
+void fuse_elementwise(Ctx *ctx, Graph *g) {
+  int nn = g->nodes.n;
+  /* into[i]: the node that node i's output feeds when i joins that node's tree, or -1 */
+  int *into = arena_alloc(&ctx->arena, sizeof(int) * (size_t)(nn + 1));
+  for (int i = 0; i < nn; i++) {
+    ((Node *)g->nodes.v[i])->id = i;
+    into[i] = -1;
+  }
+  for (int i = 0; i < nn; i++) {
+    Node *n = g->nodes.v[i];
+    if (!ew_fusable(n)) continue;
+    Node *c = only_consumer_node(g, n->outputs[0]);
+    if (c && ew_fusable(c) && same_shape(n->outputs[0], c->outputs[0])) into[i] = c->id;
+  }
+  Node **mem = arena_alloc(&ctx->arena, sizeof(Node *) * (size_t)(nn + 1));
+  bool any = false;
+  for (int i = 0; i < nn; i++) {
+    if (into[i] >= 0 || !ew_fusable(g->nodes.v[i])) continue;
+    /* the tree rooted at i: the nodes whose into-chain ends at i, in list (topological) order */
+    int nm = 0;
+    for (int j = 0; j <= i; j++) {
+      int r = j;
+      while (into[r] >= 0) r = into[r];
+      if (r == i) mem[nm++] = g->nodes.v[j];
+    }
+    if (nm < 2) continue;
+    Node *f = ew_fuse_tree(ctx, g, mem, nm); /* appended to g->nodes */
+    if (!f) continue;                        /* more than 8 outside inputs */
+    for (int j = 0; j < nm; j++) mem[j]->dead = true;
+    f->outputs[0]->producer = f;
+    any = true;
+  }
+  if (!any) return;
+  /* each fused node takes its root's place in the list */
+  int w = 0;
+  for (int i = 0; i < nn; i++) {
+    Node *n = g->nodes.v[i];
+    if (!n->dead) {
+      g->nodes.v[w++] = n;
+      continue;
+    }
+    for (int k = nn; k < g->nodes.n; k++)
+      if (((Node *)g->nodes.v[k])->outputs[0] == n->outputs[0]) g->nodes.v[w++] = g->nodes.v[k];
+  }
+  g->nodes.n = w;
+  recount(g);
+  topo_sort(ctx, g);
+  eliminate_dead(ctx, g);
 }

@@ -8,9 +8,11 @@
  *                    --recompute, cheap forward values recomputed (recompute.c) -- planned
  *                    both ways, the smaller arena kept (keep_smaller)
  *   eliminate_dead   drop nodes nobody needs and nodes folded to constants
+ *   optimize_graph   fusion into Conv/Gemm/MatMul epilogues, weight layouts (optimize.c);
+ *                    CUDA targets: also fuse_elementwise (trees of elementwise nodes)
  *   schedule_graph   execution order
  *   plan_memory      live ranges, views, arena offsets (checked)
- *   emit_c_model     net.c + net.h
+ *   emit_c_model     net.c + net.h (C); emit_cuda_model: net.cu or net.c + net.h (CUDA)
  *
  * --train runs the same stages over three loads of the model (compile_train below): the
  * parameters as run-time values, a training step and an inference graph, one C file.
@@ -245,6 +247,8 @@ static void compile_graph(Ctx *ctx, const CompileOptions *opt) {
   eliminate_dead(ctx, ctx->graph);
   dump(ctx, "dce");
   optimize_graph(ctx, ctx->graph);
+  if (ctx->target != TARGET_C) fuse_elementwise(ctx, ctx->graph);
+  dump(ctx, "optimize");
   ctx->order_name = opt->order;
   plan_best_order(ctx, ctx->graph);
 }
@@ -329,6 +333,9 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->canary = opt->canary;
   ctx->threads = opt->threads;
   ctx->weights_path = opt->weights;
+  ctx->target = !opt->target || !strcmp(opt->target, "c") ? TARGET_C
+                : !strcmp(opt->target, "cuda")            ? TARGET_CUDA
+                                                          : TARGET_CUDA_NVRTC;
   volatile int status = 0;
   if (setjmp(ctx->fail_jmp)) {
     snprintf(err, errlen, "%s", ctx->err);
@@ -348,11 +355,23 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (opt->recompute && !opt->gradients && !opt->train) fail(ctx, "--recompute needs --gradients or --train");
   if (opt->optimizer && !opt->train) fail(ctx, "--optimizer needs --train");
   if (opt->train && opt->gradients) fail(ctx, "--train and --gradients exclude each other");
+  if (opt->target && strcmp(opt->target, "c") && strcmp(opt->target, "cuda") && strcmp(opt->target, "cuda-nvrtc"))
+    fail(ctx, "unknown target '%s' (c, cuda, cuda-nvrtc)", opt->target);
+  if (ctx->target != TARGET_C) {
+    if (opt->train) fail(ctx, "--train is not supported with --target %s", opt->target);
+    if (opt->weights) fail(ctx, "--weights does not apply to --target %s (weights go to device memory when the model is created)", opt->target);
+    if (opt->canary) fail(ctx, "--canary is not supported with --target %s", opt->target);
+    if (opt->threads > 1) fail(ctx, "--threads does not apply to --target %s", opt->target);
+    if (ctx->custom_ops.n)
+      fail(ctx, "custom operators (--custom-op/--custom-ops) are host C functions: not supported with --target %s",
+           opt->target);
+  }
 
   size_t n = strlen(opt->out_c);
   char *h_path = arena_alloc(&ctx->arena, n + 3);
   memcpy(h_path, opt->out_c, n);
   if (n > 2 && strcmp(opt->out_c + n - 2, ".c") == 0) strcpy(h_path + n - 2, ".h");
+  else if (n > 3 && strcmp(opt->out_c + n - 3, ".cu") == 0) strcpy(h_path + n - 3, ".h");
   else strcpy(h_path + n, ".h");
   if (opt->train) {
     compile_train(ctx, opt, h_path);
@@ -362,7 +381,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   compile_graph(ctx, opt);
   if (opt->gradients && opt->recompute) keep_smaller(ctx, opt, NULL);
   write_reports(ctx, opt);
-  emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
+  if (ctx->target == TARGET_C) emit_c_model(ctx, ctx->graph, opt->out_c, h_path);
+  else emit_cuda_model(ctx, ctx->graph, opt->out_c, h_path);
 done:
   if (ctx->model_proto) onnx__model_proto__free_unpacked(ctx->model_proto, NULL);
   for (int i = 0; i < 5; i++) buf_free(&ctx->emit_bufs[i]);

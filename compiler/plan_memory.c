@@ -258,6 +258,14 @@ static void plan_inplace(Ctx *ctx, Graph *g) {
 
 /* ---- offsets ------------------------------------------------------------------------------- */
 
+/* Scratch of n's kernel: the CUDA backend's own forms (cuBLAS, ...) size theirs; every other
+   node runs its C function, which needs the op row's. */
+static int64_t node_scratch(Ctx *ctx, Node *n) {
+  int64_t b = ctx->target != TARGET_C ? cuda_scratch(ctx, n) : -1;
+  if (b >= 0) return b;
+  return n->def->scratch ? n->def->scratch(ctx, n) : 0;
+}
+
 static int cmp_size_desc(const void *a, const void *b) {
   const Buffer *x = *(Buffer *const *)a, *y = *(Buffer *const *)b;
   if (x->size != y->size) return x->size > y->size ? -1 : 1;
@@ -366,7 +374,7 @@ void plan_memory(Ctx *ctx, Graph *g) {
   }
   for (int s = 0; s < sched->n; s++) {
     Node *n = sched->v[s];
-    n->scratch_bytes = n->def->scratch && !n->elided ? n->def->scratch(ctx, n) : 0;
+    n->scratch_bytes = n->elided ? 0 : node_scratch(ctx, n);
     n->scratch_offset = -1;
     if (n->scratch_bytes <= 0) continue;
     Buffer *b = &bufs[nb++];

@@ -1,12 +1,59 @@
+#if defined(__CUDACC_RTC__)
+/* NVRTC (--target cuda-nvrtc) has no C library headers: the types, limits and constants the
+   generated code uses (math functions, memcpy and memset are NVRTC builtins) */
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long uintptr_t;
+#define INT8_MIN (-128)
+#define INT8_MAX 127
+#define INT16_MIN (-32768)
+#define INT16_MAX 32767
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#define INT64_MIN (-9223372036854775807LL - 1)
+#define INT64_MAX 9223372036854775807LL
+#define UINT8_MAX 255
+#define UINT16_MAX 65535
+#define UINT32_MAX 4294967295U
+#define UINT64_MAX 18446744073709551615ULL
+#define INFINITY __builtin_bit_cast(float, 0x7f800000u)
+#define NAN __builtin_bit_cast(float, 0x7fc00000u)
+#else
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#endif
 
-/* Helpers below are static inline; not every model uses each one. */
-#if defined(__GNUC__) || defined(__clang__)
+/* Helpers below are static inline; not every model uses each one.  Compiled as CUDA (the
+   cuda targets) they are device functions, and C99's restrict is CUDA's __restrict__. */
+#if defined(__CUDACC__)
+#define ONNXC_MAYBE_UNUSED __device__ __attribute__((unused))
+#define restrict __restrict__
+#elif defined(__GNUC__) || defined(__clang__)
 #define ONNXC_MAYBE_UNUSED __attribute__((unused))
 #else
 #define ONNXC_MAYBE_UNUSED
+#endif
+
+#if defined(__CUDACC__)
+/* device code has memcpy and memset, not memmove */
+ONNXC_MAYBE_UNUSED static inline void *onnxc_memmove(void *dst, const void *src, unsigned long long n) {
+  unsigned char *d = (unsigned char *)dst;
+  const unsigned char *s = (const unsigned char *)src;
+  unsigned long long i;
+  if (d < s)
+    for (i = 0; i < n; i++) d[i] = s[i];
+  else if (d > s)
+    for (i = n; i > 0; i--) d[i - 1] = s[i - 1];
+  return dst;
+}
+#define memmove onnxc_memmove
 #endif
 
 /* float16 / bfloat16 storage helpers: arithmetic is done in float, results are rounded to

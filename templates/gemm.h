@@ -12,19 +12,19 @@
    vectorize; any C99 target).  The intrinsics paths are chosen by the compiler's target
    macros; every path computes the same sums in the same order per element up to FMA
    contraction. */
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !defined(__CUDACC__)
 #include <immintrin.h>
 #define ONNXC_AVX512 1
 #define ONNXC_MR 8
 #define ONNXC_NR 48
 #define ONNXC_VL 16
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(__CUDACC__)
 #include <immintrin.h>
 #define ONNXC_AVX2 1
 #define ONNXC_MR 4
 #define ONNXC_NR 24
 #define ONNXC_VL 8
-#elif defined(__ARM_NEON) && defined(__aarch64__)
+#elif defined(__ARM_NEON) && defined(__aarch64__) && !defined(__CUDACC__)
 #include <arm_neon.h>
 #define ONNXC_NEON 1
 #define ONNXC_MR 8

@@ -5,7 +5,9 @@ conformance models, --train files and the custom-op fixture (inference, --gradie
   - strict C99: gcc -std=c99 -Wall -Wextra -Werror -pedantic, with and without -mno-avx;
   - Cortex-M4: arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os;
   - no malloc/free/stdio: the object's undefined symbols are only libm and mem* functions;
-  - runtime_min builds under the same flags for both targets.
+  - runtime_min builds under the same flags for both targets;
+  - --target cuda and cuda-nvrtc: deterministic; the cuda-nvrtc host file is strict C99 without
+    malloc/stdio symbols; onnxc_rt_cuda.c builds as C99 with warnings as errors.
 Prints one line per check and closes with 'N passed, N failed'.
 """
 import argparse
@@ -132,6 +134,37 @@ def main():
             result(f"{rel}: compiles", False, r1[1] or r2[1])
             continue
         check_pair(rel, a, b, inc, have_arm, no_avx=False)
+    # --target cuda / cuda-nvrtc: deterministic; the NVRTC form's host file is strict C99 with no
+    # malloc/stdio (nvcc and NVRTC compile checks: tests/cuda/check_cuda.py)
+    cuda_inc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "include")
+    for m in models:
+        rel = os.path.relpath(m, ROOT)
+        for target, ext in (("cuda", "cu"), ("cuda-nvrtc", "c")):
+            a, b = os.path.join(work, "ca"), os.path.join(work, "cb")
+            os.makedirs(a, exist_ok=True)
+            os.makedirs(b, exist_ok=True)
+            r1 = sh([onnxc, m, "--target", target, "-o", os.path.join(a, "net." + ext)])
+            r2 = sh([onnxc, m, "--target", target, "-o", os.path.join(b, "net." + ext)])
+            if r1[0] or r2[0]:
+                result(f"{rel} --target {target}: compiles", False, r1[1] or r2[1])
+                continue
+            same = all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read()
+                       for f in ("net." + ext, "net.h"))
+            result(f"{rel} --target {target}: deterministic", same, "two runs differ")
+            if target == "cuda-nvrtc":
+                obj = os.path.join(a, "net.o")
+                rc, msg = sh(["cc"] + STRICT + ["-O1", "-I", inc, "-c", os.path.join(a, "net.c"), "-o", obj])
+                result(f"{rel} --target cuda-nvrtc: strict C99 host", rc == 0, msg[:400])
+                if rc == 0:
+                    rc, msg = sh(["nm", "-u", obj])
+                    bad = [l.split()[-1] for l in msg.splitlines() if l.split() and l.split()[-1] in FORBIDDEN]
+                    result(f"{rel} --target cuda-nvrtc: no malloc/stdio", not bad, " ".join(bad))
+            shutil.rmtree(a)
+            shutil.rmtree(b)
+    if os.path.exists(os.path.join(cuda_inc, "cuda_runtime_api.h")):
+        rc, msg = sh(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", cuda_inc, "-c",
+                      os.path.join(ROOT, "runtime_min", "onnxc_rt_cuda.c"), "-o", os.path.join(work, "rtc.o")])
+        result("runtime_min CUDA part: C99 -Wall -Wextra -Werror", rc == 0, msg[:400])
     if not have_arm:
         result("arm-none-eabi-gcc present", False, "install gcc-arm-none-eabi")
     shutil.rmtree(work, ignore_errors=True)

@@ -213,6 +213,23 @@ void emit_lane_sums(Emit *e, const char *T, const char *it, int64_t n, int k, co
 
 /* ---- broadcast loop nests ------------------------------------------------------------- */
 
+/* `const IT i<k> = d0 * s + d1 * s + ...;` for each input k (its strides ms[k + 1]). */
+static void emit_input_indices(Emit *e, const char *it, int n, int m, int64_t ms[9][ONNXC_MAX_RANK]) {
+  for (int k = 0; k < n; k++) {
+    char expr[512];
+    size_t len = 0;
+    expr[0] = 0;
+    for (int d = 0; d < m; d++) {
+      if (ms[k + 1][d] == 0) continue;
+      if (ms[k + 1][d] == 1)
+        len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
+      else
+        len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "", d, (long long)ms[k + 1][d]);
+    }
+    ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
+  }
+}
+
 void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, int n, BodyFn body,
                           void *arg) {
   int r = out->rank;
@@ -259,6 +276,30 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
     m++;
   }
   const char *it = maxn < 2147483647LL ? "int" : "long long";
+  if (e->par) {
+    /* CUDA: one thread per output element (grid-stride), coordinates from o */
+    e->par_loops++;
+    if (value_numel(out) > e->par_n) e->par_n = value_numel(out);
+    ep(e, "{");
+    ep(e, "%s o;", it);
+    ep(e, "for (o = (%s)(blockIdx.x * blockDim.x + threadIdx.x); o < %lld; o += (%s)(blockDim.x * gridDim.x)) {", it,
+       (long long)value_numel(out), it);
+    if (m > 0) ep(e, "%s r_ = o;", it);
+    for (int d = m - 1; d >= 0; d--) {
+      if (d > 0) {
+        ep(e, "const %s d%d = r_ %% %lld;", it, d, (long long)md[d]);
+        ep(e, "r_ /= %lld;", (long long)md[d]);
+      } else {
+        ep(e, "const %s d0 = r_;", it);
+      }
+    }
+    emit_input_indices(e, it, n, m, ms);
+    for (int d = 0; d < m; d++) ep(e, "(void)d%d;", d);
+    body(e, arg);
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
   ep(e, "{");
   if (m == 0) {
     ep(e, "const %s o = 0;", it);
@@ -280,24 +321,42 @@ void emit_broadcast_loops(Emit *e, const Value *out, const Value *const *ins, in
       if (d == m - 1) ep(e, "for (d%d = 0; d%d < %lld; d%d++, o++) {", d, d, (long long)md[d], d);
       else ep(e, "for (d%d = 0; d%d < %lld; d%d++) {", d, d, (long long)md[d], d);
     }
-    for (int k = 0; k < n; k++) {
-      char expr[512];
-      size_t len = 0;
-      expr[0] = 0;
-      for (int d = 0; d < m; d++) {
-        if (ms[k + 1][d] == 0) continue;
-        if (ms[k + 1][d] == 1)
-          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d", len ? " + " : "", d);
-        else
-          len += (size_t)snprintf(expr + len, sizeof expr - len, "%sd%d * %lld", len ? " + " : "",
-                                  d, (long long)ms[k + 1][d]);
-      }
-      ep(e, "const %s i%d = %s;", it, k, len ? expr : "0");
-    }
+    emit_input_indices(e, it, n, m, ms);
     body(e, arg);
     for (int d = 0; d < m; d++) ep(e, "}");
   }
   ep(e, "}");
+}
+
+void emit_par_for(Emit *e, const char *decl, const char *var, int64_t cnt) {
+  if (!e->par) {
+    ep(e, "for (%s%s = 0; %s < %lld; %s++) {", decl, var, var, (long long)cnt, var);
+    return;
+  }
+  e->par_loops++;
+  if (cnt > e->par_n) e->par_n = cnt;
+  ep(e, "for (%s%s = blockIdx.x * blockDim.x + threadIdx.x; %s < %lld; %s += blockDim.x * gridDim.x) {", decl, var, var,
+     (long long)cnt, var);
+}
+
+void emit_par_nest(Emit *e, const char *it, int n, const char *const *vars, const int64_t *cnt) {
+  if (!e->par) {
+    for (int i = 0; i < n; i++) ep(e, "for (%s %s = 0; %s < %lld; %s++) {", it, vars[i], vars[i], (long long)cnt[i], vars[i]);
+    return;
+  }
+  int64_t total = 1;
+  for (int i = 0; i < n; i++) total *= cnt[i];
+  emit_par_for(e, fmt(e, "%s ", it), "pt_", total);
+  ep(e, "%s pr_ = pt_;", it);
+  for (int i = n - 1; i > 0; i--) {
+    ep(e, "const %s %s = pr_ %% %lld;", it, vars[i], (long long)cnt[i]);
+    ep(e, "pr_ /= %lld;", (long long)cnt[i]);
+  }
+  ep(e, "const %s %s = pr_;", it, vars[0]);
+}
+
+void emit_par_end(Emit *e, int n) {
+  for (int i = 0; i < (e->par ? 1 : n); i++) ep(e, "}");
 }
 
 /* ---- names ---------------------------------------------------------------------------- */
@@ -385,8 +444,9 @@ static void emit_const(Emit *e, Value *v) {
   bool raw = dtype_is_small(v->dtype); /* small types: their stored (packed) bytes */
   if (raw) n = value_bytes(v);
   if (v->dtype == DT_STRING) fail(e->ctx, "string tensor '%s': string constants are not supported by the C backend yet", v->name);
-  buf_printf(e->out, "/* %s %s%s */\nstatic const %s %s[%lld] = {", v->name, dtype_name(v->dtype),
-             shape_str(&e->ctx->arena, v), c_type(v->dtype), v->cname, (long long)(n ? n : 1));
+  buf_printf(e->out, "/* %s %s%s */\nstatic %sconst %s %s[%lld] = {", v->name, dtype_name(v->dtype),
+             shape_str(&e->ctx->arena, v), e->const_qual ? e->const_qual : "", c_type(v->dtype), v->cname,
+             (long long)(n ? n : 1));
   char line[4096];
   int len = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -496,7 +556,8 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_printf(&sig, " */\n");
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
-  buf_printf(e->out, "static %s %s(", n->def->flags & OPF_STATUS ? "int" : "void", fn_name(e, n));
+  buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : "", n->def->flags & OPF_STATUS ? "int" : "void",
+             fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -886,28 +947,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_free(argsb);
   /* descriptor */
   for (int io = 0; io < 2; io++) {
-    PtrVec *vs = io ? &g->outputs : &g->inputs;
-    for (int i = 0; i < vs->n; i++) {
-      Value *v = vs->v[i];
-      buf_printf(cb, "static const int64_t %s_%s%d_dims[] = {", P, io ? "out" : "in", i);
-      for (int d = 0; d < v->rank; d++) buf_printf(cb, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
-      if (v->rank == 0) buf_puts(cb, "0");
-      buf_puts(cb, "};\n");
-    }
-    if (vs->n) {
-      buf_printf(cb, "static const onnxc_tensor_info %s_%s[] = {\n", P, io ? "outputs" : "inputs");
-      for (int i = 0; i < vs->n; i++) {
-        Value *v = vs->v[i];
-        buf_puts(cb, "  {\"");
-        for (const char *p = v->name; *p; p++) {
-          if (*p == '"' || *p == '\\') buf_printf(cb, "\\%c", *p);
-          else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(cb, "\\%03o", (unsigned char)*p);
-          else buf_put(cb, p, 1);
-        }
-        buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, io ? "out" : "in", i);
-      }
-      buf_puts(cb, "};\n");
-    }
+    emit_tensor_infos(cb, io ? &g->outputs : &g->inputs, P, io ? "out" : "in", io ? "outputs" : "inputs");
   }
   buf_printf(cb, "\nstatic int %s_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n", P);
   if (g->inputs.n) buf_printf(cb, "  if (!inputs) return ONNXC_ERR_NULL;\n");
@@ -936,6 +976,29 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
              g->outputs.n ? arena_printf(a, "%s_outputs", P) : "0", UP, P, ctx->align, P);
   write_file(ctx, c_path, cb);
   buf_free(cb);
+}
+
+void emit_tensor_infos(Buf *cb, PtrVec *vs, const char *P, const char *tag, const char *array) {
+  for (int i = 0; i < vs->n; i++) {
+    Value *v = vs->v[i];
+    buf_printf(cb, "static const int64_t %s_%s%d_dims[] = {", P, tag, i);
+    for (int d = 0; d < v->rank; d++) buf_printf(cb, "%s%lld", d ? ", " : "", (long long)v->dims[d]);
+    if (v->rank == 0) buf_puts(cb, "0");
+    buf_puts(cb, "};\n");
+  }
+  if (!vs->n) return;
+  buf_printf(cb, "static const onnxc_tensor_info %s_%s[] = {\n", P, array);
+  for (int i = 0; i < vs->n; i++) {
+    Value *v = vs->v[i];
+    buf_puts(cb, "  {\"");
+    for (const char *p = v->name; *p; p++) {
+      if (*p == '"' || *p == '\\') buf_printf(cb, "\\%c", *p);
+      else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(cb, "\\%03o", (unsigned char)*p);
+      else buf_put(cb, p, 1);
+    }
+    buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, tag, i);
+  }
+  buf_puts(cb, "};\n");
 }
 
 /* A static const table inside a node function: integers in the smallest C type that holds
@@ -1042,4 +1105,21 @@ void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst) {
   ep(e, "return ONNXC_OK;");
   e->indent = 0;
   buf_puts(e->out, "}\n\n");
+}
+
+/* ---- shared with codegen/cuda ------------------------------------------------------------ */
+
+const char *c_ident(Arena *a, const char *name, int maxlen) { return sanitize(a, name, maxlen); }
+const char *node_fn_name(Emit *e, const Node *n) { return fn_name(e, n); }
+void emit_node_fn_one(Emit *e, Node *n) { emit_node_fn(e, n); }
+void emit_node_fns_of(Emit *e, Graph *g) { emit_node_fns(e, g); }
+void emit_template_text(Emit *e, const char *name) { emit_template(e, name); }
+void emit_templates_splice(Emit *e, Buf *b, size_t at) { splice_templates(e, b, at); }
+void emit_templates_reset(void) { tpl_nused = 0; }
+
+const char *top_value_ptr(Emit *e, Graph *g, const char *const *in_names, const char *const *out_names,
+                          const char *base, Value *v, bool as_const) {
+  Names nm = {(const char **)in_names, (const char **)out_names};
+  Env env = {g, NULL, base, &nm};
+  return value_ptr(e, &env, v, as_const);
 }

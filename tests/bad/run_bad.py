@@ -52,6 +52,22 @@ def main():
         else:
             print(f"PASS {rel}: {lines[0]}")
             passed += 1
+    # flags that do not go together with a valid model: status 1, one line naming the model
+    good = os.path.join(HERE, "..", "models", "mlp_op11", "model.onnx")
+    for flags, want in ((["--target", "cuda", "--train", "--loss", "mse:output", "--optimizer", "sgd:lr=0.1"],
+                         "--train is not supported with --target cuda"),
+                        (["--target", "cuda-nvrtc", "--weights", os.path.join(out, "w.bin")], "--weights does not apply"),
+                        (["--target", "cuda", "--canary"], "--canary is not supported"),
+                        (["--target", "cuda", "--threads", "2"], "--threads does not apply to --target cuda"),
+                        (["--target", "cuda", "--custom-op", "x::Y:outputs=in0"], "not supported with --target cuda")):
+        p = subprocess.run([onnxc, good, "-o", os.path.join(out, "m.c")] + flags, capture_output=True, text=True, timeout=10)
+        lines = p.stderr.splitlines()
+        if p.returncode == 1 and len(lines) == 1 and lines[0].startswith(f"onnxc: error: {good}") and want in lines[0]:
+            print(f"PASS flags {' '.join(flags[:2])} ...: {lines[0]}")
+            passed += 1
+        else:
+            print(f"FAIL flags {' '.join(flags)}: status {p.returncode}, stderr {p.stderr!r}")
+            failed += 1
     # command-line misuse: one line, status 2
     train = ["x.onnx", "-o", "x.c", "--train"]
     for args, want in ((["--bogus"], "unknown option"), ([], "no model given"), (["x.onnx"], "no output given"),
@@ -77,6 +93,7 @@ def main():
                        (["--custom-op", "x::Y:outputs=in0:outputs=in0"], "key 'outputs' given twice"),
                        (["--custom-op", "9x::Y:outputs=in0"], "the C name '9x_Y' would start with a digit"),
                        (["x.onnx", "-o", "x.c", "--recompute"], "--recompute needs --gradients or --train"),
+                       (["x.onnx", "-o", "x.c", "--target", "metal"], "unknown target 'metal'"),
                        (["export-weights", "x.onnx"], "export-weights takes")):
         p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
         lines = p.stderr.splitlines()

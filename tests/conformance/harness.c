@@ -12,21 +12,9 @@
 #include <string.h>
 
 #include "onnxc_rt.h"
+#include "read_all.h"
 
 extern const onnxc_model model_model;
-
-static void *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *p = malloc((size_t)n + 16);
-  if (p && n > 0 && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
-  fclose(f);
-  *len = (size_t)n;
-  return p;
-}
 
 int main(int argc, char **argv) {
   const onnxc_model *m = &model_model;

@@ -179,6 +179,49 @@ class Tools:
         self.onnxc, self.harness_obj, self.rt_lib, self.include, self.cc = onnxc, harness_obj, rt_lib, include, cc
         self.cflags, self.ldflags, self.wrapper = cflags, ldflags, wrapper
         self.link_objs = list(link_objs)  # --link: objects of extra C sources
+        self.target = "c"
+
+
+# --target cuda / cuda-emu: the CUDA backend, built with nvcc and run on the GPU, or built
+# with g++ and run on the CPU through tests/cuda/emu (see tests/cuda/README.md)
+CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+EMU = os.path.join(ROOT, "tests", "cuda", "emu")
+
+
+def gpu_missing(work, cc, include, rt_cuda):
+    """Why the GPU tests cannot run here (no nvcc, no runtime library, no device), or None."""
+    nvcc = os.path.join(CUDA_HOME, "bin", "nvcc")
+    if not os.path.exists(nvcc):
+        return f"no nvcc in {CUDA_HOME}"
+    if not os.path.exists(rt_cuda):
+        return f"no {rt_cuda} (onnxc built without a CUDA toolkit)"
+    src = os.path.join(work, "probe.c")
+    with open(src, "w") as f:
+        f.write('#include "onnxc_rt_cuda.h"\nint main(void) { return onnxc_cuda_available() ? 0 : 77; }\n')
+    exe = os.path.join(work, "probe")
+    lib = os.path.join(CUDA_HOME, "lib64")
+    rc, msg = run_cmd([cc, "-I", include, src, rt_cuda, "-L", lib, f"-Wl,-rpath,{lib}", "-lcublas", "-lnvrtc", "-lcudart",
+                       "-o", exe])
+    if rc:
+        return f"cannot build the device probe: {first_line(msg)}"
+    rc, _ = run_cmd([exe])
+    return "no CUDA device" if rc else None
+
+
+def build_cuda(tools, src, exe):
+    """Builds the generated .cu with its harness; returns (rc, message)."""
+    if tools.target == "cuda-emu":
+        cmd = ["g++", "-x", "c++", "-std=c++17", "-O1", "-w", "-include", os.path.join(EMU, "cuda_emu.h"),
+               "-I", tools.include, "-c", src, "-o", src + ".o"]
+        rc, msg = run_cmd(cmd, timeout=600)
+        if rc:
+            return rc, msg
+        return run_cmd(["g++", src + ".o", tools.harness_obj, tools.rt_lib, tools.rt_c, "-lm", "-o", exe])
+    arch = os.environ.get("ONNXC_CUDA_ARCH", "native")
+    cmd = [os.path.join(CUDA_HOME, "bin", "nvcc"), "-std=c++17", "-O2", f"-arch={arch}", "-I", tools.include,
+           src, tools.harness_obj, tools.rt_lib, tools.rt_c,
+           "-lcublas", "-lnvrtc", "-o", exe]
+    return run_cmd(cmd, timeout=1800)
 
 
 def symbolic_size(model, param, by_name):
@@ -190,6 +233,33 @@ def symbolic_size(model, param, by_name):
                 if i < len(dims):
                     return dims[i]
     return None
+
+
+def list_cases(suites):
+    """Case folders: each suite is a case folder (model.onnx) or a folder of them."""
+    cases = []
+    for s in suites:
+        if os.path.exists(os.path.join(s, "model.onnx")):
+            cases.append(s)
+        else:
+            cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
+    return cases
+
+
+def bind_for_retry(msg, model, by_name, const, dims):
+    """When onnxc's error asks for a symbolic dim's size or a compile-time input that the data
+    set has, records it in dims / const (NAME -> size / input file) and returns True."""
+    d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
+    if d and model is not None and d.group(1) not in dims:
+        size = symbolic_size(model, d.group(1), by_name)
+        if size is not None:
+            dims[d.group(1)] = size
+            return True
+    m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
+    if m and m.group(1) in by_name and m.group(1) not in const:
+        const[m.group(1)] = by_name[m.group(1)][0]
+        return True
+    return False
 
 
 def run_case(case_dir, tools, keep):
@@ -236,8 +306,10 @@ def run_case(case_dir, tools, keep):
                 key = (tuple(sorted(const.items())), tuple(sorted(dims_bound.items())))
                 if built_for == key:
                     break
-                c_path = os.path.join(work, "model.c")
+                c_path = os.path.join(work, "model.c" if tools.target == "c" else "model.cu")
                 cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + case_flags + EXTRA_FLAGS
+                if tools.target != "c":
+                    cmd += ["--target", "cuda"]
                 if WEIGHTS_FILE:
                     cmd += ["--weights", os.path.join(work, "weights.bin")]
                 for k, v in const.items():
@@ -246,20 +318,18 @@ def run_case(case_dir, tools, keep):
                     cmd += ["--dim", f"{k}={v}"]
                 rc, msg = run_cmd(cmd)
                 if rc != 0:
-                    d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
-                    if d and d.group(1) not in dims_bound:
-                        size = symbolic_size(model, d.group(1), by_name)
-                        if size is not None:
-                            dims_bound[d.group(1)] = size
-                            continue
-                    m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
-                    if m and m.group(1) in by_name and m.group(1) not in const:
-                        const[m.group(1)] = by_name[m.group(1)][0]
+                    if bind_for_retry(msg, model, by_name, const, dims_bound):
                         continue
                     if rc < 0 or rc > 128 or "internal error" in msg or "Sanitizer" in msg or "runtime error:" in msg:
                         bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
                         return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
+                if tools.target != "c":
+                    rc, msg = build_cuda(tools, c_path, exe)
+                    if rc != 0:
+                        return name, False, f"build: {first_line(msg)}"
+                    built_for = key
+                    break
                 rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
                     return name, False, f"cc: {first_line(msg)}"
@@ -281,6 +351,8 @@ def run_case(case_dir, tools, keep):
                     fh.write(tensor_bytes(t))
                 args.append(f"{nm}={raw}")
             rc, msg = run_cmd(args, timeout=300)
+            if rc == 77 and tools.target == "cuda":
+                return name, None, "no CUDA device"
             if rc != 0:
                 return name, False, f"run ({os.path.basename(ds)}): status {rc}: {first_line(msg)}"
             j = 0  # harness output index: a sequence output is one output per item
@@ -319,6 +391,34 @@ def run_case(case_dir, tools, keep):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def covering(cases):
+    """A deterministic subset in which every op type of the cases (with its domain, top graph
+    and subgraphs) occurs: cases in name order, each kept when it brings an op type not seen."""
+    import onnx
+
+    def ops(g, out):
+        for n in g.node:
+            out.add((n.domain, n.op_type))
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    ops(a.g, out)
+                for sg in a.graphs:
+                    ops(sg, out)
+        return out
+
+    seen, keep = set(), []
+    for c in sorted(cases, key=lambda c: os.path.basename(c.rstrip("/"))):
+        try:
+            m = onnx.load(os.path.join(c, "model.onnx"), load_external_data=False)
+        except Exception:  # noqa: BLE001
+            continue
+        new = ops(m.graph, set()) - seen
+        if new:
+            seen |= new
+            keep.append(c)
+    return keep
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suites", nargs="+", help="folders of cases (or single case folders)")
@@ -345,18 +445,26 @@ def main():
     ap.add_argument("--weights-file", action="store_true", help="compile with --weights FILE.bin")
     ap.add_argument("--link", action="append", default=[],
                     help="C source built with the strict flags and linked into every case (repeatable)")
+    ap.add_argument("--cover", action="store_true",
+                    help="also (or, without -k, only) a subset of the cases in which every op type occurs")
+    ap.add_argument("--target", choices=["c", "cuda", "cuda-emu"], default="c",
+                    help="cuda: onnxc --target cuda, nvcc, run on the GPU (exit 77 without one); "
+                         "cuda-emu: the same code built with g++ and run on the CPU (tests/cuda/emu)")
     ap.add_argument("--no-crash", action="store_true",
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
 
-    cases = []
-    for s in args.suites:
-        if os.path.exists(os.path.join(s, "model.onnx")):
-            cases.append(s)
-        else:
-            cases += sorted(d for d in glob.glob(os.path.join(s, "*")) if os.path.exists(os.path.join(d, "model.onnx")))
-    if args.filter:
-        cases = [c for c in cases if re.search(args.filter, os.path.basename(c))]
+    cases = list_cases(args.suites)
+    if args.filter or args.cover:
+        chosen = [c for c in cases if args.filter and re.search(args.filter, os.path.basename(c))]
+        if args.cover:
+            pool = cases
+            if args.ratchet and os.path.exists(args.ratchet):  # cover with cases that must pass
+                with open(args.ratchet) as fh:
+                    listed = {l.strip() for l in fh if l.strip() and not l.startswith("#")}
+                pool = [c for c in cases if args.prefix + os.path.basename(c.rstrip("/")) in listed]
+            chosen = sorted(set(chosen) | set(covering(pool)))
+        cases = chosen
 
     global MAX_REL_ERR, EXTRA_FLAGS
     MAX_REL_ERR = args.max_rel_err
@@ -369,10 +477,26 @@ def main():
     include = os.path.join(ROOT, "runtime_min")
     hdir = tempfile.mkdtemp(prefix="onnxc_harness_")
     harness_obj = os.path.join(hdir, "harness.o")
-    rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
-    if rc == 0 and args.run_wrapper:  # another target: BUILD's runtime library is the host's
-        rt_lib = os.path.join(hdir, "onnxc_rt.o")
-        rc, msg = run_cmd([args.cc] + CFLAGS + ["-O2", "-I", include, "-c", os.path.join(include, "onnxc_rt.c"), "-o", rt_lib])
+    if args.target == "c":
+        rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", os.path.join(HERE, "harness.c"), "-o", harness_obj])
+        if rc == 0 and args.run_wrapper:  # another target: BUILD's runtime library is the host's
+            rt_lib = os.path.join(hdir, "onnxc_rt.o")
+            rc, msg = run_cmd([args.cc] + CFLAGS + ["-O2", "-I", include, "-c", os.path.join(include, "onnxc_rt.c"), "-o", rt_lib])
+    else:
+        harness = os.path.join(ROOT, "tests", "cuda", "harness_cuda.c")
+        if args.target == "cuda-emu":
+            rt_lib = os.path.join(hdir, "rt_emu.o")
+            rc, msg = run_cmd(["g++", "-O1", "-std=c++17", "-I", include, "-I", EMU, "-c", os.path.join(EMU, "rt_emu.cpp"), "-o", rt_lib])
+        else:
+            rt_lib = os.path.join(build, "libonnxc_rt_cuda.a")
+            skip = gpu_missing(hdir, args.cc, include, rt_lib)
+            if skip:
+                print(f"SKIP: {skip}")
+                print("0 passed, 0 failed, 0 skipped")
+                sys.exit(77)
+            rc, msg = 0, ""
+        if rc == 0:
+            rc, msg = run_cmd([args.cc, "-O1", "-std=c11", "-I", include, "-c", harness, "-o", harness_obj])
     if rc != 0:
         print(msg)
         sys.exit(2)
@@ -386,6 +510,8 @@ def main():
         link_objs.append(obj)
     tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split(), args.ldflags.split(),
                   shlex.split(args.run_wrapper), link_objs)
+    tools.target = args.target
+    tools.rt_c = os.path.join(build, "libonnxc_rt.a")
 
     ratchet = set()
     if args.ratchet and os.path.exists(args.ratchet):
@@ -400,6 +526,12 @@ def main():
             results[args.prefix + name] = (ok, why)
     shutil.rmtree(hdir, ignore_errors=True)
 
+    skipped = sorted(n for n, (ok, _) in results.items() if ok is None)
+    if skipped and len(skipped) == len(results):
+        print(f"SKIP: {results[skipped[0]][1]}")
+        print(f"0 passed, 0 failed, {len(skipped)} skipped")
+        sys.exit(77)
+    results = {n: r for n, r in results.items() if r[0] is not None}
     passed = sorted(n for n, (ok, _) in results.items() if ok)
     failed = sorted(n for n, (ok, _) in results.items() if not ok)
     regressions = sorted(n for n in failed if n in ratchet)

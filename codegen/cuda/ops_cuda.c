@@ -1,0 +1,345 @@
+/*
+ * ops_cuda.c - the CUDA forms of Conv, Gemm and MatMul: cuBLAS GEMMs plus small kernels.
+ *
+ * Row-major products go to cuBLAS (column-major) as their transposes: C = A B (M x N) is
+ * C^T = B^T A^T, so the call gets (m, n) = (N, M), B first, and each operand's row-major
+ * leading dimension.  Batches of equal-sized products use the strided-batched call (stride 0
+ * for an operand shared by the batch).
+ *
+ *   Gemm    one sgemm (transA/transB/alpha passed through), then an epilogue kernel for
+ *           beta * C (broadcast), a fused residual and a fused activation;
+ *   MatMul  one sgemm when B has no batch (A's batch dims folded into its rows), else one
+ *           strided-batched call when each operand has the full batch or none; other
+ *           broadcasts run the C function;
+ *   Conv    (1-D and 2-D, float32) depthwise and channel-multiplier convolutions (one input
+ *           channel per group): a direct kernel, one thread per output element, epilogue
+ *           fused; 1x1 stride-1 unpadded: a GEMM straight on the input; otherwise im2col of
+ *           as many images as fit 64 MiB of scratch (or the plan's scratch cap), then GEMMs
+ *           (batched over images, or over groups), then the epilogue (bias per channel,
+ *           residual, activation) as one kernel.
+ * The fused epilogues are optimize.c's (BatchNormalization, bias Add folded into the
+ * weights; residual Add and activations as n->fuse_add / n->fuse_act); activations use
+ * templates/gemm.h's onnxc_act1, compiled as device code.
+ * Float32 GEMMs are exact float32 unless the model is created with opt->tf32.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "cuda.h"
+
+#define LL(x) ((long long)(x))
+#define BLOCK 256
+#define IM2COL_BYTES ((int64_t)64 << 20)
+
+static bool is_op(const Node *n, const char *op) { return !*n->domain && !strcmp(n->op_type, op); }
+static bool f32(const Value *v) { return v && v->dtype == DT_FLOAT; }
+static bool fits_int(int64_t v) { return v > 0 && v <= INT_MAX; }
+
+/* A float literal for host code. */
+static const char *flit(Cu *cu, double x) { return c_lit(&cu->host, DT_FLOAT, x); }
+
+/* Row-major C = alpha op(A) op(B) + beta C, batched; A is M x K (K x M when ta), B is K x N
+   (N x K when tb); lda/ldb/ldc and strides are row-major and in elements (expressions). */
+static void rm_gemm(Cu *cu, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const char *A, int64_t lda,
+                    const char *sA, const char *B, int64_t ldb, const char *sB, double beta, const char *C, int64_t ldc,
+                    const char *sC, const char *batch) {
+  ep(&cu->host, "ONNXC_CUDA_TRY(onnxc_cuda_sgemm(R, %d, %d, %lld, %lld, %lld, %s, %s, %lld, %s, %s, %lld, %s, %s, %s, %lld, %s, %s));",
+     tb, ta, LL(N), LL(M), LL(K), flit(cu, alpha), B, LL(ldb), sB, A, LL(lda), sA, flit(cu, beta), C, LL(ldc), sC, batch);
+}
+
+/* The epilogue kernel: y[o] = act(y[o] + bias + res[o]) for o < cnt.  bias: a device
+   expression in o reading B (NULL: none); res: residual input or NULL. */
+static void epilogue(Cu *cu, Node *n, Value *y, const char *bias, Value *bias_v, Value *res) {
+  if (!bias && !res && !n->fuse_act) return;
+  Emit *d = &cu->dev, *h = &cu->host;
+  int64_t cnt = value_numel(y);
+  CuArg a[3];
+  int na = 0;
+  a[na++] = (CuArg){"float *", "Y", cu_ptr(cu, y, false)};
+  if (bias) a[na++] = (CuArg){"const float *", "B", cu_ptr(cu, bias_v, true)};
+  if (res) a[na++] = (CuArg){"const float *", "Rs", cu_ptr(cu, res, true)};
+  if (n->fuse_act) emit_use_template(d, "gemm");
+  int k = cu_kernel_open(cu, n, "epilogue", a, na);
+  cu_grid_loop(d, "o", cnt);
+  ep(d, "float v = Y[o];");
+  if (bias) ep(d, "v += %s;", bias);
+  if (res) ep(d, "v += Rs[o];");
+  if (n->fuse_act)
+    ep(d, "v = onnxc_act1(v, %d, %s, %s);", n->fuse_act, c_lit(d, DT_FLOAT, n->fuse_alpha), c_lit(d, DT_FLOAT, n->fuse_beta));
+  ep(d, "Y[o] = v;");
+  ep(d, "}");
+  cu_kernel_close(cu);
+  ep(h, "/* epilogue of %s '%s' */", n->op_type, n->name);
+  cu_launch(cu, k, cnt, BLOCK, a, na);
+}
+
+/* ---- Gemm ------------------------------------------------------------------------------ */
+
+static bool gemm_ok(const Node *n) {
+  if (!is_op(n, "Gemm") || n->n_outputs != 1 || !f32(n->outputs[0])) return false;
+  Value *a = n->inputs[0], *b = n->inputs[1], *c = node_in(n, 2), *y = n->outputs[0];
+  if (!f32(a) || !f32(b) || (c && !f32(c)) || a->rank != 2 || b->rank != 2 || (c && c->rank > 2)) return false;
+  if (n->fuse_add && !f32(n->inputs[n->fuse_add])) return false;
+  return fits_int(y->dims[0]) && fits_int(y->dims[1]) && fits_int(attr_i(n, "transA", 0) ? a->dims[0] : a->dims[1]);
+}
+
+static void emit_gemm(Cu *cu, Node *n) {
+  Value *a = n->inputs[0], *b = n->inputs[1], *c = node_in(n, 2), *y = n->outputs[0];
+  bool ta = attr_i(n, "transA", 0) != 0, tb = attr_i(n, "transB", 0) != 0;
+  int64_t M = y->dims[0], N = y->dims[1], K = ta ? a->dims[0] : a->dims[1];
+  ep(&cu->host, "/* Gemm '%s': [%lld x %lld] x [%lld x %lld] (cuBLAS) */", n->name, LL(M), LL(K), LL(K), LL(N));
+  rm_gemm(cu, ta, tb, M, N, K, attr_f(n, "alpha", 1.0f), cu_ptr(cu, a, true), ta ? M : K, "0", cu_ptr(cu, b, true),
+          tb ? K : N, "0", 0.0, cu_ptr(cu, y, false), N, "0", "1");
+  const char *bias = NULL;
+  double beta = attr_f(n, "beta", 1.0f);
+  if (c && beta != 0) {
+    const char *idx;
+    if (value_numel(c) == 1) idx = "0";
+    else if (c->rank == 1) idx = fmt(&cu->dev, "o %% %lld", LL(N));
+    else idx = fmt(&cu->dev, "%s%s", c->dims[0] == 1 ? "0" : fmt(&cu->dev, "o / %lld * %lld", LL(N), LL(c->dims[1])),
+                   c->dims[1] == 1 ? "" : fmt(&cu->dev, " + o %% %lld", LL(N)));
+    bias = beta == 1 ? fmt(&cu->dev, "B[%s]", idx) : fmt(&cu->dev, "%s * B[%s]", c_lit(&cu->dev, DT_FLOAT, beta), idx);
+  }
+  epilogue(cu, n, y, bias, c, n->fuse_add ? n->inputs[n->fuse_add] : NULL);
+}
+
+/* ---- MatMul ----------------------------------------------------------------------------- */
+
+typedef struct MM {
+  int64_t M, N, K, batch;
+  int form;          /* 1: A's batch folded into rows; 2: strided batched */
+  int64_t sa, sb;    /* batch strides (0: shared) */
+} MM;
+
+/* Batch dims of v (all but the last two; none for rank <= 2), left-padded to rank r. */
+static bool batch_is(const Value *v, const Value *y, bool full) {
+  int rb = v->rank - 2, ry = y->rank - 2;
+  for (int i = 0; i < ry; i++) {
+    int j = i - (ry - rb);
+    int64_t d = j >= 0 ? v->dims[j] : 1;
+    if (full ? d != y->dims[i] : d != 1) return false;
+  }
+  return true;
+}
+
+static bool matmul_form(const Node *n, MM *m) {
+  if (!is_op(n, "MatMul") || n->n_outputs != 1) return false;
+  Value *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+  if (!f32(a) || !f32(b) || !f32(y) || a->rank < 1 || b->rank < 1) return false;
+  if (a->rank == 1 && b->rank > 2) return false; /* y has no row dim to carry the batch */
+  if (n->fuse_add && !f32(n->inputs[n->fuse_add])) return false;
+  m->M = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+  m->K = a->dims[a->rank - 1];
+  m->N = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+  if (value_numel(y) == 0 || !fits_int(m->M) || !fits_int(m->N) || !fits_int(m->K)) return false;
+  m->batch = value_numel(y) / (m->M * m->N);
+  bool b_none = b->rank <= 2 || batch_is(b, y, false) || y->rank <= 2;
+  bool a_none = a->rank <= 2 || batch_is(a, y, false) || y->rank <= 2;
+  if (b_none && fits_int(m->batch * m->M)) {
+    m->form = 1;
+    return true;
+  }
+  bool a_full = !a_none && a->rank >= 2 && batch_is(a, y, true), b_full = !b_none && b->rank >= 2 && batch_is(b, y, true);
+  if ((a_full || a_none) && (b_full || b_none) && fits_int(m->batch)) {
+    m->form = 2;
+    m->sa = a_full ? m->M * m->K : 0;
+    m->sb = b_full ? m->K * m->N : 0;
+    return true;
+  }
+  return false;
+}
+
+static void emit_matmul(Cu *cu, Node *n, const MM *m) {
+  Value *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+  Emit *h = &cu->host;
+  ep(h, "/* MatMul '%s': %lld x [%lld x %lld] x [%lld x %lld] (cuBLAS) */", n->name, LL(m->batch), LL(m->M), LL(m->K),
+     LL(m->K), LL(m->N));
+  if (m->form == 1)
+    rm_gemm(cu, false, false, m->batch * m->M, m->N, m->K, 1.0, cu_ptr(cu, a, true), m->K, "0", cu_ptr(cu, b, true), m->N,
+            "0", 0.0, cu_ptr(cu, y, false), m->N, "0", "1");
+  else
+    rm_gemm(cu, false, false, m->M, m->N, m->K, 1.0, cu_ptr(cu, a, true), m->K, fmt(h, "%lldLL", LL(m->sa)),
+            cu_ptr(cu, b, true), m->N, fmt(h, "%lldLL", LL(m->sb)), 0.0, cu_ptr(cu, y, false), m->N,
+            fmt(h, "%lldLL", LL(m->M * m->N)), fmt(h, "%lld", LL(m->batch)));
+  Value *add = n->fuse_add ? n->inputs[n->fuse_add] : NULL;
+  if (add && !same_shape(add, y)) /* a constant bias per column */
+    epilogue(cu, n, y, fmt(&cu->dev, "B[o %% %lld]", LL(m->N)), add, NULL);
+  else
+    epilogue(cu, n, y, NULL, NULL, add);
+}
+
+/* ---- Conv ------------------------------------------------------------------------------- */
+
+typedef struct CV {
+  ConvShape s;
+  int64_t H, W, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW, P, K;
+  int form;          /* 1 direct (one input channel per group), 2 pointwise GEMM, 3 im2col + GEMM */
+  int64_t nb;        /* images per im2col chunk */
+} CV;
+
+static bool conv_form(Ctx *ctx, Node *n, CV *c) {
+  if (!is_op(n, "Conv") || n->n_outputs != 1 || n->orig_w) return false;
+  Value *x = n->inputs[0], *w = n->inputs[1], *b = node_in(n, 2), *y = n->outputs[0];
+  if (!f32(x) || !f32(w) || !f32(y) || (b && !f32(b)) || (x->rank != 3 && x->rank != 4)) return false;
+  if (n->fuse_add && !f32(n->inputs[n->fuse_add])) return false;
+  if (value_numel(y) == 0 || value_numel(x) == 0) return false;
+  conv_shape(ctx, n, &c->s);
+  bool two = c->s.r == 2;
+  c->H = two ? c->s.in[0] : 1, c->W = c->s.in[two];
+  c->KH = two ? c->s.k[0] : 1, c->KW = c->s.k[two];
+  c->SH = two ? c->s.s[0] : 1, c->SW = c->s.s[two];
+  c->DH = two ? c->s.d[0] : 1, c->DW = c->s.d[two];
+  c->PT = two ? c->s.pb[0] : 0, c->PL = c->s.pb[two];
+  c->OH = two ? c->s.out[0] : 1, c->OW = c->s.out[two];
+  c->P = c->OH * c->OW;
+  c->K = c->s.Cg * c->KH * c->KW;
+  if (c->s.Cg == 1) {
+    c->form = 1;
+    return true;
+  }
+  if (!fits_int(c->P) || !fits_int(c->K) || !fits_int(c->s.Mg) || !fits_int(c->s.N * c->s.G)) return false;
+  if (c->KH == 1 && c->KW == 1 && c->SH == 1 && c->SW == 1 && c->PT == 0 && c->PL == 0 && c->OH == c->H && c->OW == c->W) {
+    c->form = 2;
+    return true;
+  }
+  c->form = 3;
+  int64_t per = c->s.G * c->K * c->P * 4, cap = IM2COL_BYTES;
+  if (n->scratch_cap >= per && n->scratch_cap < cap) cap = n->scratch_cap;
+  c->nb = cap / per;
+  if (c->nb < 1) c->nb = 1;
+  if (c->nb > c->s.N) c->nb = c->s.N;
+  return true;
+}
+
+static const char *act_and_store(Cu *cu, const Node *n) {
+  if (!n->fuse_act) return "v";
+  emit_use_template(&cu->dev, "gemm");
+  return fmt(&cu->dev, "onnxc_act1(v, %d, %s, %s)", n->fuse_act, c_lit(&cu->dev, DT_FLOAT, n->fuse_alpha),
+             c_lit(&cu->dev, DT_FLOAT, n->fuse_beta));
+}
+
+/* One thread per output element; input channel = output channel / Mg (one per group). */
+static void emit_conv_direct(Cu *cu, Node *n, const CV *c) {
+  Emit *d = &cu->dev;
+  Value *x = n->inputs[0], *w = n->inputs[1], *b = node_in(n, 2), *y = n->outputs[0];
+  Value *res = n->fuse_add ? n->inputs[n->fuse_add] : NULL;
+  CuArg a[5];
+  int na = 0;
+  a[na++] = (CuArg){"const float *", "X", cu_ptr(cu, x, true)};
+  a[na++] = (CuArg){"const float *", "Wt", cu_ptr(cu, w, true)};
+  if (b) a[na++] = (CuArg){"const float *", "B", cu_ptr(cu, b, true)};
+  if (res) a[na++] = (CuArg){"const float *", "Rs", cu_ptr(cu, res, true)};
+  a[na++] = (CuArg){"float *", "Y", cu_ptr(cu, y, false)};
+  int64_t cnt = value_numel(y), M = c->s.M;
+  int k = cu_kernel_open(cu, n, "direct", a, na);
+  cu_grid_loop(d, "o", cnt);
+  const char *it = cnt < 2147483647LL ? "int" : "long long";
+  ep(d, "const %s ow = o %% %lld, oh = o / %lld %% %lld, m = o / %lld %% %lld, nb = o / %lld;", it, LL(c->OW), LL(c->OW),
+     LL(c->OH), LL(c->P), LL(M), LL(c->P * M));
+  ep(d, "const float *xp = X + (nb * %lld + m / %lld) * %lld;", LL(c->s.C), LL(c->s.Mg), LL(c->H * c->W));
+  ep(d, "const float *wp = Wt + m * %lld;", LL(c->KH * c->KW));
+  ep(d, "float v = %s;", b ? "B[m]" : "0.0f");
+  ep(d, "for (int kh = 0; kh < %lld; kh++) {", LL(c->KH));
+  ep(d, "const %s ih = oh * %lld - %lld + kh * %lld;", it, LL(c->SH), LL(c->PT), LL(c->DH));
+  ep(d, "if (ih < 0 || ih >= %lld) continue;", LL(c->H));
+  ep(d, "for (int kw = 0; kw < %lld; kw++) {", LL(c->KW));
+  ep(d, "const %s iw = ow * %lld - %lld + kw * %lld;", it, LL(c->SW), LL(c->PL), LL(c->DW));
+  ep(d, "if (iw >= 0 && iw < %lld) v += wp[kh * %lld + kw] * xp[ih * %lld + iw];", LL(c->W), LL(c->KW), LL(c->W));
+  ep(d, "}");
+  ep(d, "}");
+  if (res) ep(d, "v += Rs[o];");
+  ep(d, "Y[o] = %s;", act_and_store(cu, n));
+  ep(d, "}");
+  cu_kernel_close(cu);
+  ep(&cu->host, "/* Conv '%s': %s, one thread per output */", n->name, c->s.Mg == 1 ? "depthwise" : "one channel per group");
+  cu_launch(cu, k, cnt, BLOCK, a, na);
+}
+
+static void emit_conv_gemm(Cu *cu, Node *n, const CV *c) {
+  Emit *h = &cu->host, *d = &cu->dev;
+  Value *x = n->inputs[0], *w = n->inputs[1], *b = node_in(n, 2), *y = n->outputs[0];
+  int64_t N = c->s.N, G = c->s.G, M = c->s.M, Mg = c->s.Mg, Cg = c->s.Cg, C = c->s.C, P = c->P, K = c->K;
+  const char *X = cu_ptr(cu, x, true), *Wt = cu_ptr(cu, w, true), *Y = cu_ptr(cu, y, false);
+  ep(h, "/* Conv '%s': %lld images, %lld groups of [%lld x %lld] x [%lld x %lld] (%s, cuBLAS) */", n->name, LL(N), LL(G),
+     LL(Mg), LL(K), LL(K), LL(P), c->form == 2 ? "1x1 on the input" : "im2col");
+  if (c->form == 2) {
+    if (G == 1) {
+      rm_gemm(cu, false, false, M, P, C, 1.0, Wt, C, "0", X, P, fmt(h, "%lldLL", LL(C * P)), 0.0, Y, P,
+              fmt(h, "%lldLL", LL(M * P)), fmt(h, "%lld", LL(N)));
+    } else {
+      ep(h, "{");
+      ep(h, "long long im;");
+      ep(h, "for (im = 0; im < %lld; im++) {", LL(N));
+      rm_gemm(cu, false, false, Mg, P, Cg, 1.0, Wt, Cg, fmt(h, "%lldLL", LL(Mg * Cg)), fmt(h, "%s + im * %lld", X, LL(C * P)),
+              P, fmt(h, "%lldLL", LL(Cg * P)), 0.0, fmt(h, "%s + im * %lld", Y, LL(M * P)), P, fmt(h, "%lldLL", LL(Mg * P)),
+              fmt(h, "%lld", LL(G)));
+      ep(h, "}");
+      ep(h, "}");
+    }
+  } else {
+    const char *col = fmt(h, "(float *)%s", cu_arena(cu, n->scratch_offset));
+    int64_t per = G * K * P;
+    CuArg a[4] = {{"const float *", "X", X}, {"float *", "Col", col}, {"long long", "n0", "n0"}, {"long long", "cnt", "cnt"}};
+    int k = cu_kernel_open(cu, n, "im2col", a, 4);
+    ep(d, "for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < cnt * %lld; t += (long long)blockDim.x * gridDim.x) {",
+       LL(per));
+    ep(d, "const long long p = t %% %lld, kk = t / %lld %% %lld, g = t / %lld %% %lld, im = t / %lld;", LL(P), LL(P), LL(K),
+       LL(P * K), LL(G), LL(per));
+    ep(d, "const long long ch = g * %lld + kk / %lld, kh = kk / %lld %% %lld, kw = kk %% %lld;", LL(Cg), LL(c->KH * c->KW),
+       LL(c->KW), LL(c->KH), LL(c->KW));
+    ep(d, "const long long ih = p / %lld * %lld - %lld + kh * %lld, iw = p %% %lld * %lld - %lld + kw * %lld;", LL(c->OW),
+       LL(c->SH), LL(c->PT), LL(c->DH), LL(c->OW), LL(c->SW), LL(c->PL), LL(c->DW));
+    ep(d, "Col[t] = (ih >= 0 && ih < %lld && iw >= 0 && iw < %lld) ? X[((n0 + im) * %lld + ch) * %lld + ih * %lld + iw] : 0.0f;",
+       LL(c->H), LL(c->W), LL(C), LL(c->H * c->W), LL(c->W));
+    ep(d, "}");
+    cu_kernel_close(cu);
+    ep(h, "{");
+    ep(h, "long long n0, cnt;");
+    ep(h, "for (n0 = 0; n0 < %lld; n0 += %lld) {", LL(N), LL(c->nb));
+    ep(h, "cnt = %lld - n0 < %lld ? %lld - n0 : %lld;", LL(N), LL(c->nb), LL(N), LL(c->nb));
+    cu_launch(cu, k, c->nb * per, BLOCK, a, 4);
+    if (G == 1) {
+      rm_gemm(cu, false, false, M, P, K, 1.0, Wt, K, "0", col, P, fmt(h, "%lldLL", LL(K * P)), 0.0,
+              fmt(h, "%s + n0 * %lld", Y, LL(M * P)), P, fmt(h, "%lldLL", LL(M * P)), "(int)cnt");
+    } else {
+      ep(h, "long long im;");
+      ep(h, "for (im = 0; im < cnt; im++) {");
+      rm_gemm(cu, false, false, Mg, P, K, 1.0, Wt, K, fmt(h, "%lldLL", LL(Mg * K)), fmt(h, "%s + im * %lld", col, LL(per)), P,
+              fmt(h, "%lldLL", LL(K * P)), 0.0, fmt(h, "%s + (n0 + im) * %lld", Y, LL(M * P)), P, fmt(h, "%lldLL", LL(Mg * P)),
+              fmt(h, "%lld", LL(G)));
+      ep(h, "}");
+    }
+    ep(h, "}");
+    ep(h, "}");
+  }
+  epilogue(cu, n, y, b ? fmt(d, "B[o / %lld %% %lld]", LL(P), LL(M)) : NULL, b, n->fuse_add ? n->inputs[n->fuse_add] : NULL);
+}
+
+/* ---- dispatch --------------------------------------------------------------------------- */
+
+bool cu_emit_op(Cu *cu, Node *n) {
+  MM m;
+  CV c;
+  if (gemm_ok(n)) {
+    emit_gemm(cu, n);
+    return true;
+  }
+  if (matmul_form(n, &m)) {
+    emit_matmul(cu, n, &m);
+    return true;
+  }
+  if (conv_form(cu->ctx, n, &c)) {
+    if (c.form == 1) emit_conv_direct(cu, n, &c);
+    else emit_conv_gemm(cu, n, &c);
+    return true;
+  }
+  return false;
+}
+
+int64_t cuda_scratch(Ctx *ctx, Node *n) {
+  MM m;
+  CV c;
+  if (gemm_ok(n) || matmul_form(n, &m)) return 0;
+  if (conv_form(ctx, n, &c)) return c.form == 3 ? c.nb * c.s.G * c.K * c.P * 4 : 0;
+  return -1;
+}
