@@ -154,7 +154,7 @@ static bool parse_outputs(Arena *a, const char *s, size_t n, CustomOp *op, char 
   return true;
 }
 
-static const char *c_ident(Arena *a, const char *domain, const char *op) {
+static const char *custom_c_name(Arena *a, const char *domain, const char *op) {
   char *s = arena_printf(a, "%s_%s", domain, op);
   for (char *p = s; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
@@ -172,7 +172,7 @@ bool custom_parse(Arena *a, const char *text, CustomOp *op, char *err, size_t er
   const char *p = sep + 2, *colon = strchr(p, ':');
   op->op = arena_printf(a, "%.*s", colon ? (int)(colon - p) : (int)strlen(p), p);
   if (!*op->op) PERR("expected DOMAIN::OP:outputs=... (the op type is empty)");
-  op->cname = c_ident(a, op->domain, op->op);
+  op->cname = custom_c_name(a, op->domain, op->op);
   if (op->cname[0] >= '0' && op->cname[0] <= '9')
     PERR("the C name '%s' would start with a digit", op->cname);
   bool seen[4] = {false, false, false, false};
