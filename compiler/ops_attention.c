@@ -6,9 +6,10 @@
  * `axis`, so inner = 1 and len = prod(dims[axis:]); opset 13+: one axis).  Rows are reduced in
  * three passes (max, sum of exp(x - max), normalize); when inner > 1 the passes run over whole
  * [len, inner] slabs with the inner dimension innermost, keeping accesses contiguous.
- * float16/bfloat16 Softmax/LogSoftmax compute in float and round once, at the store (as ONNX
- * Runtime does): rounding every step like numpy's float16 reference makes LogSoftmax -inf
- * wherever the float16 probability underflows (below about -17).
+ * float16 Softmax/LogSoftmax compute in float and round once, at the store (as ONNX Runtime
+ * does): rounding every step like numpy's float16 reference makes LogSoftmax -inf wherever the
+ * float16 probability underflows (below about -17).  bfloat16 rounds after every step like the
+ * ONNX reference, which the bf16 Attention node tests' data follows.
  *
  * Attention (opset 23+): one fused kernel per (batch, query head, query row): the scores
  * against every key (past keys first when a cache is given) are computed into a scratch row,
@@ -114,6 +115,27 @@ static void sm_emit(Emit *e, Node *n) {
   bool direct = dt == DT_FLOAT || dt == DT_DOUBLE; /* Y can hold intermediates */
   const char *one = c_store(e, dt, c_lit(e, ct, 1)), *zero = c_store(e, dt, c_lit(e, ct, 0));
   ep(e, "%s o, a;", it);
+  if (kind != SM_HARDMAX && dt == DT_BFLOAT16) {
+    /* bfloat16: round after every step like the ONNX reference (x - max, exp, the sum, the
+       quotient; LogSoftmax = log(Softmax)): the node tests' expected outputs (the bf16 Attention
+       cases) are computed so.  ONNX Runtime has no bfloat16 Softmax on the CPU to compare with. */
+    const char *x_a = c_load(e, dt, fmt(e, "x[a * %lld]", (long long)inner));
+    const char *ev = rnd(e, dt, fmt(e, "%s(%s)", ex, rnd(e, dt, fmt(e, "%s - m", x_a))));
+    ep(e, "%s t;", it);
+    ep(e, "for (o = 0; o < %lld; o++) {", (long long)outer);
+    ep(e, "for (t = 0; t < %lld; t++) {", (long long)inner);
+    ep(e, "const %s *x = X0 + o * %lld + t;", T, (long long)(len * inner));
+    ep(e, "%s *y = Y0 + o * %lld + t;", T, (long long)(len * inner));
+    ep(e, "%s m = %s, s = 0;", CT, c_load(e, dt, "x[0]"));
+    ep(e, "for (a = 1; a < %lld; a++) if (%s > m) m = %s;", (long long)len, x_a, x_a);
+    ep(e, "for (a = 0; a < %lld; a++) s = %s;", (long long)len, rnd(e, dt, fmt(e, "s + %s", ev)));
+    const char *pv = rnd(e, dt, fmt(e, "%s / s", ev));
+    ep(e, "for (a = 0; a < %lld; a++) y[a * %lld] = %s;", (long long)len, (long long)inner,
+       c_store(e, dt, kind == SM_SOFTMAX ? pv : fmt(e, "%s(%s)", lg, pv)));
+    ep(e, "}");
+    ep(e, "}");
+    return;
+  }
   if (inner == 1) {
     emit_par_for(e, "", "o", outer);
     ep(e, "const %s *x = X0 + o * %lld;", T, (long long)len);
