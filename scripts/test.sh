@@ -16,4 +16,4 @@ if [ ! -d build/onnx-data/node ]; then
   ${PYTHON:-python3} tests/conformance/gen_node_data.py build/onnx-data >/dev/null 2>&1
 fi
 cd build
-ctest --output-on-failure -j1 "$@"
+ctest --output-on-failure -j"$J" "$@"
