@@ -637,6 +637,61 @@ static void r_conv(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
   if (wb) dx[2] = reshape_like(ad, o2, in(n, 2));
 }
 
+/* ConvTranspose is the adjoint of a Conv with its weights, strides, dilations, groups and begin
+   pads: dX = Conv(dY, W) (the end pads make its output X's size), dW = the weight gradient of
+   that Conv with dY as its input and X as its output gradient (ConvGrad), dB = dY summed over
+   all axes but the channels. */
+static void r_convt(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
+  Value *x = in(n, 0), *w = in(n, 1), *g = dy[0];
+  bool wx = want[0], ww = want[1], wb = in(n, 2) && want[2];
+  if (!wx && !ww && !wb) return;
+  int64_t pb[ONNXC_MAX_RANK], pads[2 * ONNXC_MAX_RANK], s[ONNXC_MAX_RANK], d[ONNXC_MAX_RANK], axes[ONNXC_MAX_RANK];
+  int r = convt_begin_pads(ad->ctx, n, pb);
+  const int64_t *a;
+  int na = attr_ints(n, "strides", &a);
+  for (int i = 0; i < r; i++) s[i] = na == r ? a[i] : 1;
+  na = attr_ints(n, "dilations", &a);
+  for (int i = 0; i < r; i++) d[i] = na == r ? a[i] : 1;
+  for (int i = 0; i < r; i++) {
+    int64_t ek = (w->dims[i + 2] - 1) * d[i] + 1, pe = s[i] * (x->dims[i + 2] - 1) + ek - g->dims[i + 2] - pb[i];
+    /* pe < 0: output_padding adds outputs past the last tap, which the Conv's rounding down
+       skips when fewer than a stride */
+    if (pb[i] < 0 || pe <= -s[i])
+      fail_node(ad->ctx, n, "no gradient rule for ConvTranspose whose output reaches beyond the taps of its input "
+                            "(negative implied pads)");
+    pads[i] = pb[i];
+    pads[i + r] = pe < 0 ? 0 : pe;
+  }
+  int64_t group = attr_i(n, "group", 1);
+  if (wx) {
+    Value *ins[2] = {g, w};
+    Node *c = mk(ad, "Conv", "", 2, ins, 1);
+    set_ints(ad, c, "strides", r, s);
+    set_ints(ad, c, "dilations", r, d);
+    set_ints(ad, c, "pads", 2 * r, pads);
+    set_i(ad, c, "group", group);
+    dx[0] = out(ad, c, 0);
+    done(ad, c);
+  }
+  if (ww) {
+    Value *ins[3] = {x, g, NULL};
+    Node *c = mk(ad, "ConvGrad", GD, 3, ins, 3);
+    set_ints(ad, c, "strides", r, s);
+    set_ints(ad, c, "dilations", r, d);
+    set_ints(ad, c, "pads", 2 * r, pads);
+    set_i(ad, c, "group", group);
+    set_ints(ad, c, "x_shape", g->rank, g->dims);
+    set_ints(ad, c, "w_shape", w->rank, w->dims);
+    dx[1] = out(ad, c, 1);
+    done(ad, c);
+  }
+  if (wb) {
+    axes[0] = 0;
+    for (int i = 0; i < r; i++) axes[i + 1] = i + 2;
+    dx[2] = reshape_like(ad, reduce_sum(ad, g, r + 1, axes, false), in(n, 2));
+  }
+}
+
 static void r_pool(AD *ad, Node *n, Value **dy, const bool *want, Value **dx) {
   if (!want[0]) return;
   Value *x = in(n, 0);
@@ -741,7 +796,7 @@ static const Rule rules[] = {
     {"Split", r_split}, {"Slice", r_slice}, {"Gather", r_gather}, {"Pad", r_pad},
     {"ReduceSum", r_reduce}, {"ReduceMean", r_reduce}, {"GlobalAveragePool", r_gap},
     {"Softmax", r_softmax}, {"LogSoftmax", r_softmax}, {"Gemm", r_gemm}, {"MatMul", r_matmul},
-    {"Conv", r_conv}, {"MaxPool", r_pool}, {"AveragePool", r_pool},
+    {"Conv", r_conv}, {"ConvTranspose", r_convt}, {"MaxPool", r_pool}, {"AveragePool", r_pool},
     {"BatchNormalization", r_batchnorm}, {"LayerNormalization", r_layernorm}, {"LSTM", r_recurrent},
     {"GRU", r_recurrent}, {"RNN", r_recurrent},
 };

@@ -364,6 +364,9 @@ bool op_takes_sequences(const Node *n);
 /* ops_nn.c: a BatchNormalization that normalizes with batch statistics (training mode) and
    may output updated running statistics. */
 bool bn_training_mode(const Node *n);
+/* ConvTranspose geometry (ops_nn.c): its number of spatial dims r; pb[i] = the begin pad of dim
+   i as resolved from pads / auto_pad / output_shape (input 0, tap 0 lands on output -pb[i]). */
+int convt_begin_pads(Ctx *ctx, const Node *n, int64_t *pb);
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
 /* optimize.c: fuses BatchNormalization, bias/residual Adds and activations into the producing

@@ -791,6 +791,13 @@ static void convt_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   ci->ROWS = prod(g->in, r - 1);
 }
 
+int convt_begin_pads(Ctx *ctx, const Node *n, int64_t *pb) {
+  ConvInfo ci;
+  convt_info(ctx, n, &ci);
+  for (int i = 0; i < ci.g.r; i++) pb[i] = ci.g.pb[i];
+  return ci.g.r;
+}
+
 static void convt_infer(Ctx *ctx, Node *n) {
   ConvInfo ci;
   convt_info(ctx, n, &ci);

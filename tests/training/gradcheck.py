@@ -28,6 +28,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from onnx.reference.op_run import OpRun
+from onnx.reference.ops.op_conv_transpose import ConvTranspose as RefConvTranspose
 from onnx.reference.ops.op_rnn import RNN_14
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,6 +83,13 @@ CASES = [
     Case("conv2d_depthwise", "Conv", [P(2, 3, 5, 5), P(6, 1, 3, 3)], {"group": 3, "pads": [1, 1, 1, 1], "strides": [2, 2]}),
     Case("conv1d_same", "Conv", [P(2, 2, 7), P(3, 2, 4), P(3)], {"auto_pad": "SAME_UPPER", "strides": [2]}),
     Case("conv3d", "Conv", [P(1, 2, 4, 3, 4), P(2, 2, 2, 2, 3)], {"pads": [0, 1, 1, 1, 0, 1]}),
+    Case("convtranspose2d", "ConvTranspose", [P(2, 3, 4, 3), P(3, 2, 3, 3), P(2)], {"pads": [1, 0, 0, 1]}),
+    Case("convtranspose2d_stride_dil_group_opad", "ConvTranspose", [P(1, 4, 3, 4), P(4, 3, 3, 2), P(6)],
+         {"strides": [2, 3], "dilations": [2, 1], "group": 2, "pads": [1, 0, 2, 1], "output_padding": [1, 2]}),
+    Case("convtranspose1d_same_upper", "ConvTranspose", [P(2, 2, 5), P(2, 3, 4), P(3)], {"auto_pad": "SAME_UPPER", "strides": [2]}),
+    Case("convtranspose2d_same_lower", "ConvTranspose", [P(1, 2, 3, 3), P(2, 2, 3, 3)],
+         {"strides": [2, 2], "auto_pad": "SAME_LOWER"}),
+    Case("convtranspose3d", "ConvTranspose", [P(1, 2, 2, 3, 2), P(2, 1, 2, 2, 3)], {"pads": [0, 1, 1, 1, 0, 0], "strides": [1, 2, 1]}),
     Case("maxpool2d", "MaxPool", [P(2, 2, 7, 6)], {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [1, 0, 1, 1]}),
     Case("maxpool2d_ceil_dil", "MaxPool", [P(1, 2, 8, 7)], {"kernel_shape": [2, 3], "strides": [2, 2], "dilations": [2, 1],
                                                           "ceil_mode": 1}, opset=12),
@@ -232,8 +240,23 @@ class RNN(RNN_14):
         return super().choose_act(name, alpha, beta)
 
 
+class ConvTranspose(RefConvTranspose):
+    """The reference slices a grouped ConvTranspose's weights by output channels (right only
+    when C_in == C_out); here each group's input channels and weight rows, run with group 1."""
+
+    def _run(self, X, W, B=None, group=None, **kw):
+        g = group or 1
+        if g == 1:
+            return super()._run(X, W, B, group=1, **kw)
+        ci, co = X.shape[1] // g, W.shape[1]
+        ys = [super(ConvTranspose, self)._run(X[:, i * ci:(i + 1) * ci], W[i * ci:(i + 1) * ci],
+                                              None if B is None else B[i * co:(i + 1) * co], group=1, **kw)[0]
+              for i in range(g)]
+        return (np.concatenate(ys, axis=1),)
+
+
 def evaluator(model, opset):
-    return ReferenceEvaluator(model, new_ops=[Erf, Gelu, RNN] + ([Softmax, LogSoftmax] if opset < 13 else []))
+    return ReferenceEvaluator(model, new_ops=[Erf, Gelu, RNN, ConvTranspose] + ([Softmax, LogSoftmax] if opset < 13 else []))
 
 
 def build(case, rng):
