@@ -17,11 +17,31 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, idle = PTHREAD_COND_INITIALIZER;
-static int n_workers, busy;
+static int n_workers, busy, sleepers, caller_sleeps;
 static unsigned long generation;
 static onnxc_task job_fn;
 static void *job_ctx;
 static int job_n, job_next, job_left;
+
+/* Waking a sleeping thread costs tens of microseconds (more in a VM): as long as the kernels
+   of one run follow each other, the pool threads and the caller wait by spinning on the
+   variables below (read without the lock as hints; every decision is taken under mu) and only
+   then sleep on a condition variable.  ONNXC_SPIN iterations of a pause instruction: about
+   0.5-2 ms. */
+#ifndef ONNXC_SPIN
+#define ONNXC_SPIN 20000
+#endif
+
+static void relax(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_ia32_pause();
+#elif defined(__GNUC__) && defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static unsigned long peek_ul(const unsigned long *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static int peek_i(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
 /* Takes and runs tasks of the current job until none is left; called with mu held. */
 static void drain(void) {
@@ -32,24 +52,32 @@ static void drain(void) {
     pthread_mutex_unlock(&mu);
     fn(ctx, i);
     pthread_mutex_lock(&mu);
-    if (--job_left == 0) pthread_cond_broadcast(&idle);
+    __atomic_store_n(&job_left, job_left - 1, __ATOMIC_RELEASE);
+    if (job_left == 0 && caller_sleeps) pthread_cond_broadcast(&idle);
   }
 }
 
 static void *worker(void *arg) {
   unsigned long seen = 0;
+  int k;
   (void)arg;
-  pthread_mutex_lock(&mu);
   for (;;) {
-    while (generation == seen) pthread_cond_wait(&wake, &mu);
+    for (k = 0; k < ONNXC_SPIN && peek_ul(&generation) == seen; k++) relax();
+    pthread_mutex_lock(&mu);
+    while (generation == seen) {
+      sleepers++;
+      pthread_cond_wait(&wake, &mu);
+      sleepers--;
+    }
     seen = generation;
     drain();
+    pthread_mutex_unlock(&mu);
   }
   return NULL;
 }
 
 void onnxc_parallel_for(int n, onnxc_task fn, void *ctx) {
-  int i;
+  int i, k;
   if (n <= 1) {
     for (i = 0; i < n; i++) fn(ctx, i);
     return;
@@ -79,10 +107,17 @@ void onnxc_parallel_for(int n, onnxc_task fn, void *ctx) {
   job_n = n;
   job_next = 0;
   job_left = n;
-  generation++;
-  pthread_cond_broadcast(&wake);
+  __atomic_store_n(&generation, generation + 1, __ATOMIC_RELEASE);
+  if (sleepers) pthread_cond_broadcast(&wake);
   drain();
-  while (job_left > 0) pthread_cond_wait(&idle, &mu);
+  if (job_left > 0) {
+    pthread_mutex_unlock(&mu);
+    for (k = 0; k < ONNXC_SPIN && peek_i(&job_left) > 0; k++) relax();
+    pthread_mutex_lock(&mu);
+    caller_sleeps = 1;
+    while (job_left > 0) pthread_cond_wait(&idle, &mu);
+    caller_sleeps = 0;
+  }
   busy = 0;
   pthread_mutex_unlock(&mu);
 }
