@@ -5,7 +5,7 @@
    onnxc_parallel_for (library onnxc_rt_threads).  Work under ONNXC_PAR_MIN multiply-adds runs
    on the calling thread: waking the pool costs more than it takes. */
 #ifndef ONNXC_PAR_MIN /* (a test sets 0: every product split) */
-#define ONNXC_PAR_MIN 1000000.0
+#define ONNXC_PAR_MIN 250000.0
 #endif
 
 /* The epilogue of the sub-block at rows m0.., columns n0.. of the whole product. */
@@ -50,34 +50,52 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemm_task(void *p, int i) {
     onnxc_sgemv_p((int)(n1 - n0), j->K, j->A, j->lda, j->B + n0 * j->K, j->C + n0, j->e ? &e : 0);
 }
 
-ONNXC_MAYBE_UNUSED static void onnxc_gemm_par(onnxc_gemm_job *j) {
-  if ((double)j->M * j->N * j->K < ONNXC_PAR_MIN) j->T = 1;
-  if (j->T > 1) onnxc_parallel_for(j->T, onnxc_gemm_task, j);
-  else onnxc_gemm_task(j, 0);
+/* How many tasks: T, fewer when n items in units of q make fewer parts, 1 under the
+   threshold.  The wrappers call the kernel directly for 1: their arguments stay constants the
+   compiler specializes the kernel on (through a job struct they would not). */
+ONNXC_MAYBE_UNUSED static int onnxc_par_tasks(int T, long n, long q, double macs) {
+  const long parts = (n + q - 1) / q;
+  if (macs < ONNXC_PAR_MIN) return 1;
+  return T < parts ? T : (int)parts;
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_par(int T, int M, int N, int K, const float *A, long lda, const float *B,
                                                long ldb, float *C, long ldc, const onnxc_epi *e) {
   onnxc_gemm_job j;
-  j.kind = 0, j.M = M, j.N = N, j.K = K, j.T = T, j.A = A, j.B = B, j.lda = lda, j.cs = 0, j.ldb = ldb, j.ldc = ldc;
+  if (onnxc_par_tasks(T, N, 16, (double)M * N * K) <= 1) {
+    onnxc_sgemm(M, N, K, A, lda, B, ldb, C, ldc, e);
+    return;
+  }
+  j.kind = 0, j.M = M, j.N = N, j.K = K, j.A = A, j.B = B, j.lda = lda, j.cs = 0, j.ldb = ldb, j.ldc = ldc;
   j.C = C, j.e = e;
-  onnxc_gemm_par(&j);
+  j.T = onnxc_par_tasks(T, N, 16, (double)M * N * K);
+  onnxc_parallel_for(j.T, onnxc_gemm_task, &j);
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_a_par(int T, int M, int N, int K, const float *A, long rs, long cs,
                                                  const float *B, long ldb, float *C, long ldc, const onnxc_epi *e) {
   onnxc_gemm_job j;
-  j.kind = 1, j.M = M, j.N = N, j.K = K, j.T = T, j.A = A, j.B = B, j.lda = rs, j.cs = cs, j.ldb = ldb, j.ldc = ldc;
+  if (onnxc_par_tasks(T, N, 16, (double)M * N * K) <= 1) {
+    onnxc_sgemm_a(M, N, K, A, rs, cs, B, ldb, C, ldc, e);
+    return;
+  }
+  j.kind = 1, j.M = M, j.N = N, j.K = K, j.A = A, j.B = B, j.lda = rs, j.cs = cs, j.ldb = ldb, j.ldc = ldc;
   j.C = C, j.e = e;
-  onnxc_gemm_par(&j);
+  j.T = onnxc_par_tasks(T, N, 16, (double)M * N * K);
+  onnxc_parallel_for(j.T, onnxc_gemm_task, &j);
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p_par(int T, int N, int K, const float *a, long lda, const float *P,
                                                  float *c, const onnxc_epi *e) {
   onnxc_gemm_job j;
-  j.kind = 2, j.M = 1, j.N = N, j.K = K, j.T = T, j.A = a, j.B = P, j.lda = lda, j.cs = 0, j.ldb = 0, j.ldc = N;
+  if (onnxc_par_tasks(T, N, 128, (double)N * K) <= 1) {
+    onnxc_sgemv_p(N, K, a, lda, P, c, e);
+    return;
+  }
+  j.kind = 2, j.M = 1, j.N = N, j.K = K, j.A = a, j.B = P, j.lda = lda, j.cs = 0, j.ldb = 0, j.ldc = N;
   j.C = c, j.e = e;
-  onnxc_gemm_par(&j);
+  j.T = onnxc_par_tasks(T, N, 128, (double)N * K);
+  onnxc_parallel_for(j.T, onnxc_gemm_task, &j);
 }
 
 #ifdef ONNXC_HAVE_DW2D
@@ -105,10 +123,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d_par(int T, int CO, int mult, const flo
                                               int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y,
                                               int OH, int OW, const onnxc_epi *e) {
   onnxc_dw_job j;
+  /* depthwise: memory bound, cheaper per multiply-add (a quarter of the threshold) */
+  const int t = onnxc_par_tasks(T, CO, mult % 16 == 0 ? mult : 16L * mult, 4.0 * CO * OH * OW * KH * KW);
+  if (t <= 1) {
+    onnxc_dw2d(CO, mult, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
+    return;
+  }
   j.CO = CO, j.mult = mult, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.PH = PH, j.PW = PW;
-  j.DH = DH, j.DW = DW, j.OH = OH, j.OW = OW, j.T = T, j.x = x, j.w = w, j.y = y, j.e = e;
-  if ((double)CO * OH * OW * KH * KW < ONNXC_PAR_MIN / 4) j.T = 1; /* depthwise: memory bound, cheaper per MAC */
-  if (j.T > 1) onnxc_parallel_for(j.T, onnxc_dw_task, &j);
-  else onnxc_dw_task(&j, 0);
+  j.DH = DH, j.DW = DW, j.OH = OH, j.OW = OW, j.T = t, j.x = x, j.w = w, j.y = y, j.e = e;
+  onnxc_parallel_for(t, onnxc_dw_task, &j);
 }
 #endif
