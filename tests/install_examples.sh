@@ -36,7 +36,7 @@ regenerates() { # DIR FILE MODEL
   touch "$ROOT/examples/$1/$2"
   local out
   out=$(cmake --build "$T/$1_cmake" 2>&1)
-  echo "$out" | grep -q "onnxc $3" || fail "$1: $2 changed but the C was not regenerated"
+  echo "$out" | grep -q "onnxc $3" || { echo "$out" | tail -n 20; fail "$1: $2 changed but the C was not regenerated"; }
   pass "$1: regenerates when $2 changes"
 }
 
