@@ -198,6 +198,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_tile(const onnxc_epi *e, float *C, long
 
 /* The epilogue on one vector of row m, columns n..n+15 (mask k).  Relu and Clip, the common
    cases, are one clamp without a switch. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x, __mmask16 k, int m, int n) {
   if (e->bias) x = _mm512_add_ps(x, e->bias_cols ? _mm512_maskz_loadu_ps(k, e->bias + n) : _mm512_set1_ps(e->bias[m]));
   if (e->res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, e->res + (long)m * e->ldr + n));
@@ -553,6 +556,158 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda
   }
 #endif
 #endif
+}
+
+#if defined(ONNXC_AVX512)
+/* r[0..16) := its 16 x 16 transpose (lane j of r[i] <-> lane i of r[j]) */
+ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
+  __m512 t[16];
+  int i;
+  for (i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (i = 0; i < 16; i += 4) {
+    const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 1]);
+    const __m512d c = _mm512_castps_pd(t[i + 2]), d = _mm512_castps_pd(t[i + 3]);
+    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (i = 0; i < 4; i++) {
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+  for (i = 0; i < 4; i++) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
+    r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xdd);
+  }
+}
+
+#endif
+
+/* ---- few columns: output rows (channels) in the vector lanes ----------------------------------
+   C = epilogue(A B) for products with few columns (1x1 convolutions of small planes, N = 49 on
+   7x7): with columns in the lanes a 49-column product fills 64 lanes (77%), with rows in the
+   lanes nothing is lost.  A^T is packed (onnxc_pack_at layout, compile time): k blocks of
+   ONNXC_KC, each holding panels of 48 rows, Q[b*KC*Mq + (m/48)*48*kc + 48*(k%KC) + m%48], Mq =
+   M rounded up to 48, rows past M zero.  The AVX-512 micro-kernel keeps 48 rows x NR <= 8
+   columns in 24 registers (three row vectors loaded, one B value broadcast per column and k),
+   then writes the tile back to row-major C through 16 x 16 transposes; columns go in balanced
+   tiles (49 = 7 x 7).  Other targets: two columns at a time over local arrays. */
+#if defined(ONNXC_AVX512)
+#define ONNXC_J8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define ONNXC_TD(j) __m512 a##j##0 = _mm512_setzero_ps(), a##j##1 = a##j##0, a##j##2 = a##j##0;
+#define ONNXC_TF(j)                                                                            \
+  if (j < nr_) {                                                                               \
+    const __m512 b_ = _mm512_set1_ps(B[j]);                                                    \
+    a##j##0 = _mm512_fmadd_ps(q0, b_, a##j##0);                                                \
+    a##j##1 = _mm512_fmadd_ps(q1, b_, a##j##1);                                                \
+    a##j##2 = _mm512_fmadd_ps(q2, b_, a##j##2);                                                \
+  }
+#define ONNXC_TS(v)                                                                            \
+  if (16 * v < mr) {                                                                           \
+    r[0] = a0##v, r[1] = a1##v, r[2] = a2##v, r[3] = a3##v;                                    \
+    r[4] = a4##v, r[5] = a5##v, r[6] = a6##v, r[7] = a7##v;                                    \
+    for (i = 8; i < 16; i++) r[i] = _mm512_setzero_ps();                                       \
+    onnxc_tr16(r);                                                                             \
+    for (i = 0; i < 16 && 16 * v + i < mr; i++) {                                              \
+      float *cp_ = C + (long)(16 * v + i) * ldc;                                               \
+      __m512 t_ = r[i];                                                                        \
+      if (acc) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(km, cp_));                         \
+      if (e) t_ = onnxc_epi16(&ev_, t_, km, m0 + 16 * v + i, n0);                              \
+      _mm512_mask_storeu_ps(cp_, km, t_);                                                      \
+    }                                                                                          \
+  }
+#define ONNXC_UKT_DEF(NAME, NR)                                                                            \
+  ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, \
+                                      int mr, int acc, const onnxc_epi *e, int m0, int n0) {               \
+    const int nr_ = NR;                                                                                    \
+    const __mmask16 km = ONNXC_MASK16(nr_);                                                                \
+    __m512 r[16];                                                                                          \
+    int k, i;                                                                                              \
+    ONNXC_J8(ONNXC_TD)                                                                                     \
+    for (k = 0; k < kc; k++) {                                                                             \
+      const __m512 q0 = _mm512_loadu_ps(Q), q1 = _mm512_loadu_ps(Q + 16), q2 = _mm512_loadu_ps(Q + 32);   \
+      ONNXC_J8(ONNXC_TF)                                                                                   \
+      Q += 48;                                                                                             \
+      B += ldb;                                                                                            \
+    }                                                                                                      \
+    {                                                                                                      \
+      ONNXC_EV                                                                                             \
+      ONNXC_TS(0) ONNXC_TS(1) ONNXC_TS(2)                                                                  \
+    }                                                                                                      \
+  }
+ONNXC_UKT_DEF(onnxc_ukt1, 1)
+ONNXC_UKT_DEF(onnxc_ukt2, 2)
+ONNXC_UKT_DEF(onnxc_ukt3, 3)
+ONNXC_UKT_DEF(onnxc_ukt4, 4)
+ONNXC_UKT_DEF(onnxc_ukt5, 5)
+ONNXC_UKT_DEF(onnxc_ukt6, 6)
+ONNXC_UKT_DEF(onnxc_ukt7, 7)
+ONNXC_UKT_DEF(onnxc_ukt8, 8)
+#endif
+
+/* C (+)= the tile of 48 rows (mr of them stored) x nr <= 8 columns; then the epilogue e. */
+ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, int mr,
+                                         int nr, int acc, const onnxc_epi *e, int m0, int n0) {
+#if defined(ONNXC_AVX512)
+  switch (nr) {
+  case 1: onnxc_ukt1(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  case 2: onnxc_ukt2(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  case 3: onnxc_ukt3(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  case 4: onnxc_ukt4(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  case 5: onnxc_ukt5(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  case 6: onnxc_ukt6(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  case 7: onnxc_ukt7(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  default: onnxc_ukt8(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
+  }
+#else
+  float s0[48], s1[48];
+  int j, k, l;
+  if (mr > 48) mr = 48;
+  for (j = 0; j < nr; j += 2) {
+    const int two = j + 1 < nr;
+    const float *q = Q, *b = B + j;
+    for (l = 0; l < 48; l++) s0[l] = s1[l] = 0.0f;
+    for (k = 0; k < kc; k++, q += 48, b += ldb) {
+      const float x0 = b[0], x1 = two ? b[1] : 0.0f;
+      for (l = 0; l < 48; l++) {
+        s0[l] += q[l] * x0;
+        s1[l] += q[l] * x1;
+      }
+    }
+    for (l = 0; l < mr; l++) {
+      float *cp = C + (long)l * ldc + j;
+      cp[0] = acc ? cp[0] + s0[l] : s0[l];
+      if (two) cp[1] = acc ? cp[1] + s1[l] : s1[l];
+    }
+  }
+  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+#endif
+}
+
+/* C = epilogue(A B), A^T packed in panels of 48 rows (above), B row-major (ldb), C row-major
+   (ldc); e may be NULL. */
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm_t(int M, int N, int K, const float *Q, const float *B, long ldb, float *C,
+                                             long ldc, const onnxc_epi *e) {
+  const int Mq = (M + 47) / 48 * 48, nt = (N + 7) / 8;
+  int k0, p, t;
+  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+    const onnxc_epi *ee = k0 + kc >= K ? e : (const onnxc_epi *)0;
+    for (p = 0; p < M; p += 48)
+      for (t = 0; t < nt; t++) {
+        const int j0 = (int)((long)N * t / nt), j1 = (int)((long)N * (t + 1) / nt);
+        onnxc_ukt(kc, Q + (long)k0 * Mq + (long)p * kc, B + (long)k0 * ldb + j0, ldb, C + (long)p * ldc + j0, ldc,
+                  M - p < 48 ? M - p : 48, j1 - j0, k0 > 0, ee, p, j0);
+      }
+  }
 }
 
 /* The GEMV strip layout of a constant K x N matrix B (batch-1 fully connected layers and 1x1
