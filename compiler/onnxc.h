@@ -156,11 +156,11 @@ struct Node {
    few filters per group, or a small 2-D plane (its channels-in-lanes form, templates/conv.h)
    for any number.  optimize.c and ops_nn.c both decide with this. */
 static inline bool conv_one_channel_direct(int64_t Cg, int64_t Mg, int rank, int64_t KP, int64_t IHW) {
-  return Cg == 1 && (Mg < 4 || (rank <= 4 && KP <= 49 && IHW <= 640));
+  return Cg == 1 && (Mg < 4 || (rank <= 4 && KP <= 49 && IHW <= 640 && Mg < 16));
 }
 
 /* Layouts of re-laid-out Conv weights (optimize.c; ops_nn.c and templates/ read them). */
-enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3 };
+enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3, W_TPANELS = 4 };
 
 /* Activations fused into a kernel's epilogue (the numbers of templates/gemm.h ONNXC_ACT_*). */
 enum { FUSE_NONE = 0, FUSE_RELU = 1, FUSE_CLIP = 2, FUSE_LEAKY = 3, FUSE_SIGMOID = 4, FUSE_HARDSIGMOID = 5,
@@ -676,9 +676,18 @@ typedef struct ConvShape {
   int r;                                   /* spatial rank */
   int64_t N, C, M, G, Cg, Mg;              /* batch, channels in/out, groups */
   int64_t in[6], k[6], out[6], s[6], d[6], pb[6], pe[6];
+  bool pointwise, dw_form;                 /* Conv: 1x1 stride 1 unpadded; takes onnxc_dw2d */
 } ConvShape;
 /* Conv (unpacked weight) and the pools (MaxPool, AveragePool, LpPool: C = M, G = C). */
 void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs);
+
+/* ---- ops_fused.c -------------------------------------------------------------------------- */
+
+/* A DwBlock node for the 1x1 Conv ex (packed weights), the depthwise Conv dw it alone feeds and
+   optionally the 1x1 Conv pj that alone reads dw's output: computed together in bands of
+   output rows.  NULL when the Convs do not have those forms.  The new node is appended to
+   g->nodes and the three are marked dead. */
+Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj);
 void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs);
 
 /* ---- codegen/cuda/emit_cuda.c ------------------------------------------------------------- */

@@ -559,7 +559,10 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   ep(e, "float *yg = Y0 + (nb * %lld + gi * %lld) * %lld;", LL(ci->M), LL(ci->Mg), LL(ci->OHW));
   const char *res = n->fuse_add ? fmt(e, "X%d + (nb * %lld + gi * %lld) * %lld", n->fuse_add, LL(ci->M), LL(ci->Mg), LL(ci->OHW)) : NULL;
   const char *bias = node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci->Mg)) : NULL;
-  if (ci->pointwise) {
+  if (ci->pointwise && n->w_layout == W_TPANELS) { /* one group, output channels in lanes */
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    ep(e, "onnxc_sgemm_t(%lld, %lld, %lld, wg, xg, %lld, yg, %lld, &ep);", LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
+  } else if (ci->pointwise) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
     ep(e, "%s%lld, %lld, %lld, wg, 8, xg, %lld, yg, %lld, &ep);", kcall(e, "onnxc_sgemm"), LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
   } else if (ci->wino) {
@@ -2075,6 +2078,8 @@ void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
   cs->G = ci.G;
   cs->Cg = ci.Cg;
   cs->Mg = ci.Mg;
+  cs->pointwise = ci.pointwise;
+  cs->dw_form = ci.dw;
 }
 
 void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
@@ -2084,4 +2089,5 @@ void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs) {
   cs->N = n->inputs[0]->dims[0];
   cs->C = cs->M = cs->G = n->inputs[0]->dims[1];
   cs->Cg = cs->Mg = 1;
+  cs->pointwise = cs->dw_form = false;
 }

@@ -19,6 +19,9 @@
  *     of 128 (k = c*KH*KW + tap), each holding panels of 8 filters, P[g][k/128][m/8][k%128][m%8],
  *     zero rows up to a multiple of 8 -- the layout of onnxc_pack_a in templates/gemm.h, which
  *     the micro-kernel streams contiguously;
+ *   - 1x1 Conv (one group) of a small plane (<= 64 pixels) whose channel count fills vectors
+ *     better than its pixel count: W^T in k blocks of panels of 48 channels (W_TPANELS, for
+ *     onnxc_sgemm_t, which keeps channels in the vector lanes);
  *   - Conv 3x3, stride 1, padding 1, >= 32 channels in and out per group: Winograd F(2x2,3x3)
  *     filters U = G g G^T, 16 matrices of Mg x Cg per group in the same packed layout;
  *   - Gemm/MatMul with a constant 2-D B: B as [K][N] row-major (transB undone), Gemm's alpha
@@ -39,6 +42,9 @@
 
 #include "onnxc.h"
 
+#ifndef DWBLOCK_MIN_BYTES
+#define DWBLOCK_MIN_BYTES (1024 * 1024) /* smaller expanded tensors stay in cache unfused */
+#endif
 #define PACK_KC 128 /* k block of the packed layout (templates/gemm.h ONNXC_KC) */
 #ifndef WINO_MIN_PIXELS
 #define WINO_MIN_PIXELS 16 /* smaller planes: few tiles per GEMM, transforms dominate */
@@ -382,7 +388,29 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
     p->inputs[1] = pw;
     return;
   }
-  int64_t K = Cg * KP, total = G * Mp * K;
+  int64_t K = Cg * KP;
+  ConvShape cs;
+  conv_shape(ctx, p, &cs);
+  if (G == 1 && cs.pointwise && ctx->threads <= 1) {
+    /* few pixels (7x7 planes): output channels in the vector lanes (onnxc_sgemm_t) where the
+       16-column vectors of the pixel-lane kernel would leave more lanes empty */
+    int64_t Np = value_numel(p->outputs[0]) / (p->outputs[0]->dims[0] * M), Mq = (M + 47) / 48 * 48;
+    if (Np <= 64 && (double)M / (double)Mq > 1.1 * (double)Np / (double)((Np + 15) / 16 * 16)) {
+      int64_t total = Mq * K;
+      Value *pw = new_const(ctx, g, "packed_wt", 1, &total);
+      float *d = pw->data;
+      for (int64_t m = 0; m < Mq; m++)
+        for (int64_t k = 0; k < K; k++) {
+          int64_t b = k / PACK_KC, kc = K - b * PACK_KC < PACK_KC ? K - b * PACK_KC : PACK_KC;
+          d[b * PACK_KC * Mq + (m / 48) * 48 * kc + 48 * (k % PACK_KC) + m % 48] = m < M ? s[m * K + k] : 0.0f;
+        }
+      p->orig_w = w;
+      p->w_layout = W_TPANELS;
+      p->inputs[1] = pw;
+      return;
+    }
+  }
+  int64_t total = G * Mp * K;
   Value *pw = new_const(ctx, g, "packed_w", 1, &total);
   float *d = pw->data;
   for (int64_t gi = 0; gi < G; gi++)
@@ -537,6 +565,8 @@ static bool pad_to_identity(Ctx *ctx, Node *n) {
   return true;
 }
 
+static void fuse_dw_blocks(Ctx *ctx, Graph *g);
+
 void optimize_graph(Ctx *ctx, Graph *g) {
   PtrVec gone = {0};
   bool padless = false;
@@ -580,6 +610,43 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p);
     else if (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_gemm_b(ctx, g, p);
   }
+  if (ctx->target == TARGET_C) fuse_dw_blocks(ctx, g);
+}
+
+/* ---- inverted-residual blocks (ops_fused.c) --------------------------------------------------- */
+
+/* A 1x1 expansion whose output only a depthwise Conv reads, and the 1x1 projection reading only
+   the depthwise output if there is one, become one DwBlock (computed in bands of rows that stay
+   in cache) when the expanded tensor is big enough for its round trip through memory to cost:
+   the early, large planes of MobileNetV2/V3 and EfficientNet. */
+static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
+  int nn = g->nodes.n;
+  bool any = false;
+  recount(g);
+  for (int i = 0; i < nn; i++) {
+    Node *dw = g->nodes.v[i];
+    if (!is_op(dw, "Conv") || !is_f32(dw->outputs[0]) || !dw->inputs[0]) continue;
+    Value *t = dw->inputs[0];
+    Node *ex = t->producer;
+    if (!is_op(ex, "Conv") || t->is_output || t->n_consumers != 1 || value_bytes(t) < DWBLOCK_MIN_BYTES) continue;
+    Node *pj = sole_consumer(g, dw->outputs[0]);
+    if (!is_op(pj, "Conv")) pj = NULL;
+    Node *f = dw_block_fuse(ctx, g, ex, dw, pj);
+    if (!f) continue;
+    g->nodes.v[i] = f; /* the block takes the depthwise Conv's place; f was appended too */
+    g->nodes.n--;
+    any = true;
+  }
+  if (!any) return;
+  int w = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (!n->dead) g->nodes.v[w++] = n;
+  }
+  g->nodes.n = w;
+  recount(g);
+  topo_sort(ctx, g);
+  eliminate_dead(ctx, g);
 }
 
 /* ---- elementwise trees (CUDA) ----------------------------------------------------------------- */

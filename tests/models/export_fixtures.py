@@ -212,6 +212,36 @@ class KWSRecurrent(nn.Module):
         return self.fc(y[:, -1])
 
 
+class MBConvNet(nn.Module):
+    """Inverted-residual blocks whose expanded tensors exceed 1 MiB (onnxc runs them as DwBlock
+    bands): 3x3 stride 1 with projection and residual, 3x3 stride 2, 5x5 stride 2 with SiLU and
+    squeeze-excitation between the depthwise conv and the projection; then 1x1 convolutions on a
+    7x7 plane (output channels in the vector lanes)."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbn(cin, cout, k=1, s=1, g=1, act=nn.ReLU6):
+            return [nn.Conv2d(cin, cout, k, s, k // 2, groups=g, bias=False), nn.BatchNorm2d(cout), act()]
+
+        self.stem = nn.Sequential(*cbn(3, 16, 3))
+        self.b1 = nn.Sequential(*cbn(16, 96), *cbn(96, 96, 3, 1, 96), nn.Conv2d(96, 16, 1, bias=False), nn.BatchNorm2d(16))
+        self.b2 = nn.Sequential(*cbn(16, 96), *cbn(96, 96, 3, 2, 96), nn.Conv2d(96, 40, 1, bias=False), nn.BatchNorm2d(40))
+        self.b3 = nn.Sequential(*cbn(40, 384, act=nn.SiLU), *cbn(384, 384, 5, 2, 384, act=nn.SiLU))
+        self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(384, 24, 1), nn.SiLU(), nn.Conv2d(24, 384, 1), nn.Sigmoid())
+        self.b3p = nn.Sequential(nn.Conv2d(384, 40, 1, bias=False), nn.BatchNorm2d(40))
+        self.tail = nn.Sequential(nn.AvgPool2d(2), *cbn(40, 96, act=nn.ReLU), nn.Conv2d(96, 48, 1))
+        self.fc = nn.Linear(48, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = x + self.b1(x)
+        x = self.b2(x)
+        y = self.b3(x)
+        x = self.b3p(y * self.se(y))
+        return self.fc(self.tail(x).mean([2, 3]))
+
+
 FIXTURES = [
     # name, model, input shape, opset
     ("mlp_op11", MLP, (2, 1, 8, 8), 11),
@@ -225,6 +255,7 @@ FIXTURES = [
     ("mlp_op17", MLP, (3, 1, 8, 8), 17),
     ("lenet_op17", LeNet, (2, 1, 28, 28), 17),
     ("kws_recurrent_op14", KWSRecurrent, (2, 20, 10), 14),
+    ("mbconv_op17", MBConvNet, (2, 3, 56, 56), 17),
 ]
 
 

@@ -1,0 +1,166 @@
+/*
+ * ops_fused.c - DwBlock: a 1x1 expansion, a depthwise convolution and (optionally) a 1x1
+ * projection run together in bands of output rows (the inverted-residual block of MobileNetV2,
+ * EfficientNet, MobileNetV3; optimize.c builds it).
+ *
+ * Run one after another, the three convolutions write the expanded tensor (6x the block's
+ * channels, e.g. 96 x 112 x 112 floats = 4.8 MB) to memory and read it back, and the same for
+ * the depthwise output: on the large early planes those layers are memory-bound.  The fused
+ * form computes, per band of R output rows,
+ *   1. the expansion for the input rows the band's taps read, into scratch S1 (channel planes
+ *      of the band's rows; rows outside the image are zero, so the depthwise kernel sees no
+ *      vertical padding),
+ *   2. the depthwise convolution of S1 into scratch S2 (channel planes of R rows),
+ *   3. the projection of S2 into the output rows of the band (with the fused residual addend
+ *      and activation), or without a projection, S2 copied into the output rows,
+ * with R chosen so that S1 and S2 stay in the L2 cache.  Consecutive bands of equal height
+ * share (KH-1)*DH + 1 - SH input rows: those move to the top of S1 instead of being computed
+ * again.  Each step calls the same kernel as the unfused node (onnxc_sgemm, onnxc_dw2d) with
+ * the same epilogues, so every sum is taken in the same order as there; only the depthwise
+ * kernel's form may differ per band (its taps are summed in another order: rounding).
+ *
+ * Not an ONNX op and not in the op table (like FusedElementwise).  Inputs: X0 the block input,
+ * X1/X2 the packed expansion weight and its bias, X3/X4 the depthwise weight (ONNX layout) and
+ * bias, X5/X6 the packed projection weight and bias, X7 the projection's residual addend; the
+ * absent ones are NULL.
+ */
+#include <string.h>
+
+#include "onnxc.h"
+
+#define LL(x) ((long long)(x))
+#define BAND_BYTES (384 * 1024) /* S1 + S2 target: within a 1 MiB L2 with room for weights */
+
+typedef struct DwBlock {
+  Node *ex, *dw, *pj;  /* the absorbed Convs (dead; their attributes and fused epilogues) */
+  int64_t N, Cin, C, Cout, IH, IW, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW;
+} DwBlock;
+
+/* Band height: output rows per band, within BAND_BYTES (and the planner's cap if any). */
+static int64_t band_rows(const DwBlock *b, int64_t cap) {
+  int64_t lim = cap >= 0 && cap < BAND_BYTES ? cap : BAND_BYTES, R = b->OH;
+  for (; R > 1; R--) {
+    int64_t rin = (R - 1) * b->SH + (b->KH - 1) * b->DH + 1;
+    if ((b->C * rin * b->IW + b->C * R * b->OW) * 4 <= lim) break;
+  }
+  return R;
+}
+
+static int64_t block_scratch_for(const DwBlock *b, int64_t R) {
+  int64_t rin = (R - 1) * b->SH + (b->KH - 1) * b->DH + 1;
+  return (b->C * rin * b->IW + b->C * R * b->OW) * 4;
+}
+
+static int64_t dwblock_scratch(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const DwBlock *b = n->priv;
+  return block_scratch_for(b, band_rows(b, n->scratch_cap));
+}
+
+static void dwblock_infer(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const DwBlock *b = n->priv;
+  Value *y = (b->pj ? b->pj : b->dw)->outputs[0];
+  value_set_shape(n->outputs[0], y->dtype, y->rank, y->dims);
+}
+
+static const char *epi(Emit *e, const Node *c, const char *bias, const char *res, int64_t ldr) {
+  return fmt(e, "{%s, 0, %s, %lld, %d, %s, %s}", bias, res, LL(ldr), c->fuse_act, c_lit(e, DT_FLOAT, c->fuse_alpha),
+             c_lit(e, DT_FLOAT, c->fuse_beta));
+}
+
+/* The opening of a kernel call (the task-split form with --threads). */
+static const char *kc(Emit *e, const char *fn) {
+  if (e->ctx->threads <= 1) return fmt(e, "%s(", fn);
+  emit_use_template(e, "par");
+  return fmt(e, "%s_par(%d, ", fn, e->ctx->threads);
+}
+
+static void dwblock_emit(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  const int64_t R = band_rows(b, n->scratch_cap), IHW = b->IH * b->IW, OHW = b->OH * b->OW;
+  const int64_t span = (b->KH - 1) * b->DH + 1, rin = (R - 1) * b->SH + span;
+  emit_use_template(e, "gemm");
+  emit_use_template(e, "conv");
+  ep(e, "float *s1 = (float *)W, *s2 = s1 + %lld;", LL(b->C * rin * b->IW));
+  ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0));
+  ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0));
+  ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
+  ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * IHW));
+  ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * OHW));
+  ep(e, "int prev_top = 0, prev_rows = 0;");
+  ep(e, "for (int o0 = 0; o0 < %lld; o0 += %lld) {", LL(b->OH), LL(R));
+  ep(e, "const int on = %lld - o0 < %lld ? %lld - o0 : %lld;", LL(b->OH), LL(R), LL(b->OH), LL(R));
+  ep(e, "const int top = o0 * %lld - %lld, rows = (on - 1) * %lld + %lld;", LL(b->SH), LL(b->PH), LL(b->SH), LL(span));
+  ep(e, "int j0 = 0, jz;");
+  /* rows the previous band of the same height computed: moved up, not computed again */
+  ep(e, "if (rows == prev_rows && top - prev_top < rows) {");
+  ep(e, "j0 = rows - (top - prev_top);");
+  ep(e, "for (int c = 0; c < %lld; c++) memmove(s1 + (long)c * rows * %lld, s1 + (long)c * rows * %lld + (long)(top - prev_top) * %lld, sizeof(float) * (size_t)j0 * %lld);",
+     LL(b->C), LL(b->IW), LL(b->IW), LL(b->IW), LL(b->IW));
+  ep(e, "}");
+  /* rows above and below the image are the depthwise kernel's zero padding */
+  ep(e, "for (; j0 < rows && top + j0 < 0; j0++)");
+  ep(e, "  for (int c = 0; c < %lld; c++) memset(s1 + ((long)c * rows + j0) * %lld, 0, sizeof(float) * %lld);", LL(b->C),
+     LL(b->IW), LL(b->IW));
+  ep(e, "jz = %lld - top < rows ? %lld - top : rows;", LL(b->IH), LL(b->IH));
+  ep(e, "if (jz < j0) jz = j0;");
+  ep(e, "for (int j = jz; j < rows; j++)");
+  ep(e, "  for (int c = 0; c < %lld; c++) memset(s1 + ((long)c * rows + j) * %lld, 0, sizeof(float) * %lld);", LL(b->C),
+     LL(b->IW), LL(b->IW));
+  ep(e, "if (jz > j0) %s%lld, (jz - j0) * %lld, %lld, X1, 8, x + (long)(top + j0) * %lld, %lld, s1 + (long)j0 * %lld, (long)rows * %lld, &ee);",
+     kc(e, "onnxc_sgemm"), LL(b->C), LL(b->IW), LL(b->Cin), LL(b->IW), LL(IHW), LL(b->IW), LL(b->IW));
+  ep(e, "%s%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, s2, on, %lld, &ed);", kc(e, "onnxc_dw2d"),
+     LL(b->C), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->OW));
+  if (b->pj) {
+    const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
+    ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW));
+    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", kc(e, "onnxc_sgemm"),
+       LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
+  } else {
+    ep(e, "for (int c = 0; c < %lld; c++) memcpy(y + (long)c * %lld + (long)o0 * %lld, s2 + (long)c * on * %lld, sizeof(float) * (size_t)on * %lld);",
+       LL(b->C), LL(OHW), LL(b->OW), LL(b->OW), LL(b->OW));
+  }
+  ep(e, "prev_top = top;");
+  ep(e, "prev_rows = rows;");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static const OpDef dwblock_row = {"DwBlock", "onnxc", 1, ONNXC_MAX_OPSET, 0, dwblock_infer, NULL, dwblock_emit,
+                                  dwblock_scratch, "float", NULL};
+
+/* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group). */
+static bool packed_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
+  if (!c || c->dead || *c->domain || strcmp(c->op_type, "Conv") || c->w_layout != W_PANELS || !c->orig_w) return false;
+  if (c->inputs[0]->rank != 4 || c->inputs[0]->dtype != DT_FLOAT) return false;
+  conv_shape(ctx, c, s);
+  return s->pointwise && s->G == 1;
+}
+
+Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj) {
+  ConvShape se, sd, sp;
+  if (!dw || dw->dead || *dw->domain || strcmp(dw->op_type, "Conv") || dw->orig_w || dw->fuse_add) return NULL;
+  if (dw->inputs[0]->rank != 4 || dw->inputs[0]->dtype != DT_FLOAT || !dw->inputs[1]->data) return NULL;
+  conv_shape(ctx, dw, &sd);
+  if (!sd.dw_form || sd.Cg != 1 || sd.Mg != 1) return NULL;
+  if (!packed_pointwise(ctx, ex, &se) || ex->fuse_add || ex->outputs[0] != dw->inputs[0]) return NULL;
+  if (pj && (!packed_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0])) pj = NULL;
+  DwBlock *b = arena_alloc(&ctx->arena, sizeof *b);
+  *b = (DwBlock){ex, dw, pj, sd.N, se.C, sd.C, pj ? sp.M : sd.M, sd.in[0], sd.in[1], sd.out[0], sd.out[1], sd.k[0], sd.k[1],
+                 sd.s[0], sd.s[1], sd.pb[0], sd.pb[1], sd.d[0], sd.d[1]};
+  Node *f = graph_new_node(ctx, g, "DwBlock", arena_printf(&ctx->arena, "%s_block", dw->name), 8, 1);
+  f->domain = "onnxc";
+  f->opset = 1;
+  f->def = &dwblock_row;
+  f->priv = b;
+  Value *in[8] = {ex->inputs[0], ex->inputs[1], node_in(ex, 2), dw->inputs[1], node_in(dw, 2),
+                  pj ? pj->inputs[1] : NULL, pj ? node_in(pj, 2) : NULL, pj && pj->fuse_add ? pj->inputs[pj->fuse_add] : NULL};
+  for (int k = 0; k < 8; k++) f->inputs[k] = in[k];
+  f->n_explicit = 8;
+  f->outputs[0] = (pj ? pj : dw)->outputs[0];
+  f->outputs[0]->producer = f;
+  ex->dead = dw->dead = true;
+  if (pj) pj->dead = true;
+  return f;
+}
