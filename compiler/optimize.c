@@ -20,7 +20,7 @@
  *     zero rows up to a multiple of 8 -- the layout of onnxc_pack_a in templates/gemm.h, which
  *     the micro-kernel streams contiguously;
  *   - 1x1 Conv (one group) of a small plane (<= 64 pixels) whose channel count fills vectors
- *     better than its pixel count: W^T in k blocks of panels of 48 channels (W_TPANELS, for
+ *     better than its pixel count: W^T in panels of 48 channels over all k (W_TPANELS, for
  *     onnxc_sgemm_t, which keeps channels in the vector lanes);
  *   - Conv 3x3, stride 1, padding 1, >= 16 channels in and out per group: Winograd F(2x2,3x3)
  *     filters U = G g G^T, 16 matrices of Mg x Cg per group in the same packed layout;
@@ -396,15 +396,12 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
     /* few pixels (7x7 planes): output channels in the vector lanes (onnxc_sgemm_t) where the
        16-column vectors of the pixel-lane kernel would leave more lanes empty */
     int64_t Np = value_numel(p->outputs[0]) / (p->outputs[0]->dims[0] * M), Mq = (M + 47) / 48 * 48;
-    if (Np <= 64 && (double)M / (double)Mq > 1.1 * (double)Np / (double)((Np + 15) / 16 * 16)) {
+    if (Np <= 64 && (double)M / (double)Mq > (double)Np / (double)((Np + 15) / 16 * 16)) {
       int64_t total = Mq * K;
       Value *pw = new_const(ctx, g, "packed_wt", 1, &total);
       float *d = pw->data;
       for (int64_t m = 0; m < Mq; m++)
-        for (int64_t k = 0; k < K; k++) {
-          int64_t b = k / PACK_KC, kc = K - b * PACK_KC < PACK_KC ? K - b * PACK_KC : PACK_KC;
-          d[b * PACK_KC * Mq + (m / 48) * 48 * kc + 48 * (k % PACK_KC) + m % 48] = m < M ? s[m * K + k] : 0.0f;
-        }
+        for (int64_t k = 0; k < K; k++) d[(m / 48) * 48 * K + 48 * k + m % 48] = m < M ? s[m * K + k] : 0.0f;
       p->orig_w = w;
       p->w_layout = W_TPANELS;
       p->inputs[1] = pw;

@@ -594,12 +594,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
 /* ---- few columns: output rows (channels) in the vector lanes ----------------------------------
    C = epilogue(A B) for products with few columns (1x1 convolutions of small planes, N = 49 on
    7x7): with columns in the lanes a 49-column product fills 64 lanes (77%), with rows in the
-   lanes nothing is lost.  A^T is packed (onnxc_pack_at layout, compile time): k blocks of
-   ONNXC_KC, each holding panels of 48 rows, Q[b*KC*Mq + (m/48)*48*kc + 48*(k%KC) + m%48], Mq =
-   M rounded up to 48, rows past M zero.  The AVX-512 micro-kernel keeps 48 rows x NR <= 8
-   columns in 24 registers (three row vectors loaded, one B value broadcast per column and k),
-   then writes the tile back to row-major C through 16 x 16 transposes; columns go in balanced
-   tiles (49 = 7 x 7).  Other targets: two columns at a time over local arrays. */
+   lanes nothing is lost.  A^T is packed at compile time in panels of 48 rows, each over the
+   whole k range: Q[(m/48)*48*K + 48*k + m%48], rows past M zero.  The AVX-512 micro-kernel keeps
+   48 rows x NR <= 8 columns in 24 registers over all K (three row vectors loaded, one B value
+   broadcast per column and k; a panel streams from L2 at 9 bytes per cycle, no k blocks, so each
+   tile is transposed and stored once), then writes the tile back to row-major C through 16 x 16
+   transposes; columns go in balanced tiles (49 = 7 x 7).  Other targets: two columns at a time
+   over local arrays. */
 #if defined(ONNXC_AVX512)
 #define ONNXC_J8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define ONNXC_TD(j) __m512 a##j##0 = _mm512_setzero_ps(), a##j##1 = a##j##0, a##j##2 = a##j##0;
@@ -696,18 +697,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
    (ldc); e may be NULL. */
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_t(int M, int N, int K, const float *Q, const float *B, long ldb, float *C,
                                              long ldc, const onnxc_epi *e) {
-  const int Mq = (M + 47) / 48 * 48, nt = (N + 7) / 8;
-  int k0, p, t;
-  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
-    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
-    const onnxc_epi *ee = k0 + kc >= K ? e : (const onnxc_epi *)0;
-    for (p = 0; p < M; p += 48)
-      for (t = 0; t < nt; t++) {
-        const int j0 = (int)((long)N * t / nt), j1 = (int)((long)N * (t + 1) / nt);
-        onnxc_ukt(kc, Q + (long)k0 * Mq + (long)p * kc, B + (long)k0 * ldb + j0, ldb, C + (long)p * ldc + j0, ldc,
-                  M - p < 48 ? M - p : 48, j1 - j0, k0 > 0, ee, p, j0);
-      }
-  }
+  const int nt = (N + 7) / 8;
+  int p, t;
+  for (p = 0; p < M; p += 48)
+    for (t = 0; t < nt; t++) {
+      const int j0 = (int)((long)N * t / nt), j1 = (int)((long)N * (t + 1) / nt);
+      onnxc_ukt(K, Q + (long)p * K, B + j0, ldb, C + (long)p * ldc + j0, ldc, M - p < 48 ? M - p : 48, j1 - j0, 0, e,
+                p, j0);
+    }
 }
 
 /* The GEMV strip layout of a constant K x N matrix B (batch-1 fully connected layers and 1x1
