@@ -90,6 +90,28 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
+/* 1 / (1 + e^-x) for float lanes, in fewer operations than through onnxc_exp16 (the SiLU and
+   sigmoid epilogues of EfficientNet-style networks run it on every activation): e^-x =
+   2^(n + f) with n = round(-x log2 e), f = -x log2 e - n by one FMA, 2^f by a degree-5
+   polynomial (relative error 3.5e-7 on [-1/2, 1/2]), then a reciprocal estimate and one Newton
+   step.  x is clamped at -87 (e^-x stays finite; below, the result is ~1e-38 instead of smaller);
+   relative error < 1.5e-6 elsewhere, 14 vector operations. */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigmoid16(__m512 x) {
+  const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);
+  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-87.0f), x); /* NaN stays NaN (second operand) */
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, nl2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 f = _mm512_fmsub_ps(xc, nl2e, n);
+  __m512 p = _mm512_set1_ps(1.2915651313960552e-3f), d, r;
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.668535552918911e-3f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5516887456178665e-2f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022264778614044e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931464672088623e-1f));
+  p = _mm512_fmadd_ps(p, f, one);
+  d = _mm512_add_ps(one, _mm512_scalef_ps(p, n));
+  r = _mm512_rcp14_ps(d);
+  return _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+}
+
 /* erfc(x) for x >= 0 (Numerical Recipes erfcc, relative error < 1.2e-7). */
 ONNXC_MAYBE_UNUSED static inline __m512 onnxc_erfc16(__m512 z) {
   const __m512 one = _mm512_set1_ps(1.0f);
@@ -118,8 +140,8 @@ ONNXC_MAYBE_UNUSED static __m512 onnxc_act16(__m512 x, int act, float al, float 
   case ONNXC_ACT_RELU: return _mm512_max_ps(x, zero);
   case ONNXC_ACT_CLIP: return _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(al)), _mm512_set1_ps(be));
   case ONNXC_ACT_LEAKY: return _mm512_mask_mul_ps(x, _mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x, _mm512_set1_ps(al));
-  case ONNXC_ACT_SIGMOID: return _mm512_div_ps(one, _mm512_add_ps(one, onnxc_exp16(_mm512_sub_ps(zero, x))));
-  case ONNXC_ACT_SILU: return _mm512_div_ps(x, _mm512_add_ps(one, onnxc_exp16(_mm512_sub_ps(zero, x))));
+  case ONNXC_ACT_SIGMOID: return onnxc_sigmoid16(x);
+  case ONNXC_ACT_SILU: return _mm512_mul_ps(x, onnxc_sigmoid16(x));
   case ONNXC_ACT_HARDSIGMOID:
   case ONNXC_ACT_HARDSWISH:
     t = _mm512_fmadd_ps(_mm512_set1_ps(al), x, _mm512_set1_ps(be));
@@ -212,11 +234,8 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
     return e->act == ONNXC_ACT_HARDSWISH ? _mm512_mul_ps(x, t) : t;
   }
   if (e->act == ONNXC_ACT_SILU || e->act == ONNXC_ACT_SIGMOID) {
-    /* inline (a call from a micro-kernel's epilogue spills every accumulator): 1 / (1 + e^-x)
-       by a reciprocal estimate and one Newton step (relative error ~1e-7), no division */
-    const __m512 one = _mm512_set1_ps(1.0f), d = _mm512_add_ps(one, onnxc_exp16(_mm512_sub_ps(_mm512_setzero_ps(), x)));
-    __m512 r = _mm512_rcp14_ps(d);
-    r = _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+    /* inline (a call from a micro-kernel's epilogue spills every accumulator) */
+    const __m512 r = onnxc_sigmoid16(x);
     return e->act == ONNXC_ACT_SILU ? _mm512_mul_ps(x, r) : r;
   }
   return e->act ? onnxc_act16(x, e->act, e->alpha, e->beta) : x;
