@@ -12,6 +12,7 @@
  *                    CUDA targets: also fuse_elementwise (trees of elementwise nodes)
  *   schedule_graph   execution order
  *   plan_memory      live ranges, views, arena offsets (checked)
+ *   plan_string_heap the string heap after the planned tensors (ops_string.c)
  *   emit_c_model     net.c + net.h (C); emit_cuda_model: net.cu or net.c + net.h (CUDA)
  *
  * --train runs the same stages over three loads of the model (compile_train below): the
@@ -251,6 +252,7 @@ static void compile_graph(Ctx *ctx, const CompileOptions *opt) {
   dump(ctx, "optimize");
   ctx->order_name = opt->order;
   plan_best_order(ctx, ctx->graph);
+  plan_string_heap(ctx, ctx->graph);
 }
 
 /* The training step of --train (ts given) over run-time parameters, planned, in ctx->graph. */
@@ -333,6 +335,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->canary = opt->canary;
   ctx->threads = opt->threads;
   ctx->weights_path = opt->weights;
+  ctx->string_bytes = opt->string_bytes_set ? opt->string_bytes : -1;
+  ctx->max_substrings = opt->max_substrings;
   ctx->target = !opt->target || !strcmp(opt->target, "c") ? TARGET_C
                 : !strcmp(opt->target, "cuda")            ? TARGET_CUDA
                                                           : TARGET_CUDA_NVRTC;
