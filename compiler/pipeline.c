@@ -174,6 +174,9 @@ static void write_reports(Ctx *ctx, const CompileOptions *opt) {
     fprintf(stderr, "onnxc: %s: %d nodes, order %s, arena %lld bytes (live-bytes bound %lld, per-node bound %lld), weights %lld bytes\n",
             ctx->file, g->sched.n, ctx->order_name, (long long)g->arena_bytes, (long long)g->live_bound,
             (long long)per_node_bound(g), (long long)weights_bytes(g));
+  if (ctx->verbose && g->has_heap)
+    fprintf(stderr, "onnxc: %s: of the arena, %lld bytes are the string heap (at %lld; --string-bytes sets it)\n", ctx->file,
+            (long long)g->heap_bytes, (long long)g->heap_offset);
 }
 
 static bool valid_ident(const char *s) {
