@@ -5,6 +5,8 @@
  *                              runs the model through its onnxc_model descriptor with a
  *                              heap arena, and writes DIR/out_K.bin and DIR/out_K.dims
  *                              (the actual dims, one per line) for every output K.
+ *   harness DIR @ARGS          the same with the NAME=FILE arguments one per line in ARGS
+ *                              (for emulators that pass only a short command line).
  * String tensors, in FILE and out_K.bin: the elements' bytes one after another, each ended by
  * a NUL byte.
  * The model is linked in as the symbol model_model (compile with --name model).
@@ -21,6 +23,19 @@ extern const onnxc_model model_model;
 int main(int argc, char **argv) {
   const onnxc_model *m = &model_model;
   if (argc < 2) { fprintf(stderr, "usage: harness DIR NAME=FILE...\n"); return 2; }
+  if (argc == 3 && argv[2][0] == '@') {
+    /* the arguments from a file, one per line */
+    size_t len;
+    char *text = read_all(argv[2] + 1, &len), **av = calloc(len + 3, sizeof(char *));
+    int ac = 2;
+    if (!text) { fprintf(stderr, "cannot read %s\n", argv[2] + 1); return 2; }
+    text[len] = 0;
+    av[0] = argv[0];
+    av[1] = argv[1];
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) av[ac++] = line;
+    argc = ac;
+    argv = av;
+  }
   const void **in = calloc((size_t)m->n_inputs + 1, sizeof(void *));
   void **out = calloc((size_t)m->n_outputs + 1, sizeof(void *));
   int64_t **dims = calloc((size_t)m->n_outputs + 1, sizeof(int64_t *));

@@ -374,6 +374,12 @@ def run_case(case_dir, tools, keep):
                 with open(raw, "wb") as fh:
                     fh.write(tensor_bytes(t))
                 args.append(f"{nm}={raw}")
+            if tools.wrapper and tools.target == "c" and len(" ".join(args)) > 200:
+                # emulators may pass only a short command line (ARM semihosting: 255 bytes)
+                resp = os.path.join(work, "args.txt")
+                with open(resp, "w") as fh:
+                    fh.write("\n".join(args[len(tools.wrapper) + 2:]) + "\n")
+                args = args[:len(tools.wrapper) + 2] + ["@" + resp]
             rc, msg = run_cmd(args, timeout=300)
             if rc == 77 and tools.target == "cuda":
                 return name, None, "no CUDA device"
