@@ -339,21 +339,16 @@ static void rg_norm(Ctx *ctx, Ranges *r, bool neg) {
   *r = c;
 }
 
-/* Adds the ASCII other-case ranges of what r holds (case-insensitive matching). */
+/* Adds the ASCII other-case ranges of what r holds (case-insensitive matching).  Non-ASCII
+   characters would need Unicode's case folding: only a range holding all of them (it folds to
+   itself) is accepted. */
 static void rg_fold(ReParser *rp, Ranges *r) {
   int n = r->n;
   for (int i = 0; i < n; i++) {
     int32_t lo = r->v[2 * i], hi = r->v[2 * i + 1];
     if (hi >= 0x80) {
-      /* a class over everything above ASCII folds to itself for ASCII purposes; letters with
-         case outside ASCII would need Unicode folding */
-      if (lo < 0x80) hi = 0x7F;
-      else if (lo <= 0x24F || (lo <= 0x52F && hi >= 0x370)) {
-        if (!(lo == 0x80 && hi == 0x10FFFF)) re_fail(rp, "case-insensitive matching of non-ASCII letters is not supported");
-        continue;
-      } else {
-        continue;
-      }
+      if (lo > 0x80 || hi < 0x10FFFF) re_fail(rp, "case-insensitive matching of non-ASCII characters is not supported");
+      hi = 0x7F;
     }
     int32_t a = lo > 'a' ? lo : 'a', b = hi < 'z' ? hi : 'z';
     if (a <= b) rg_add(rp->ctx, r, a - 32, b - 32);
@@ -520,8 +515,7 @@ static ReNode *re_lit(ReParser *rp, int32_t c, int flags) {
     rg_add(rp->ctx, &r, c, c);
     return re_class_node(rp, &r, false, flags);
   }
-  if ((flags & F_I) && c >= 0x80 && c <= 0x52F)
-    re_fail(rp, "case-insensitive matching of non-ASCII letters is not supported");
+  if ((flags & F_I) && c >= 0x80) re_fail(rp, "case-insensitive matching of non-ASCII characters is not supported");
   ReNode *x = re_new(rp, RE_LIT);
   x->c = c;
   return x;

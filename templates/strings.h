@@ -157,7 +157,7 @@ ONNXC_MAYBE_UNUSED static inline const char *onnxc_scase(onnxc_sheap *h, const c
   while (i < n) {
     int len;
     int32_t c = onnxc_u8dec(u + i, &len);
-    if (c == 0xFFFD && len == 1 && u[i] != 0xEF) {
+    if (c == 0xFFFD && len == 1) { /* not well-formed: the byte as it is */
       o[i] = u[i];
     } else {
       int32_t m = onnxc_ucase(c, upper);
