@@ -114,7 +114,7 @@ static void split_infer(Ctx *ctx, Node *n) {
   si->maxsplit = node_attr(n, "maxsplit") ? attr_i(n, "maxsplit", -1) : -1;
   if (si->maxsplit < -1) si->maxsplit = -1; /* Python: a negative maxsplit means no limit */
   si->K = ctx->max_substrings > 0 ? ctx->max_substrings : SPLIT_DEFAULT_MAX;
-  if (si->maxsplit >= 0 && si->maxsplit + 1 < si->K) si->K = si->maxsplit + 1;
+  if (si->maxsplit >= 0 && si->maxsplit < si->K - 1) si->K = si->maxsplit + 1;
   if (value_numel(x) == 0) si->K = 0;
   if (x->rank + 1 > ONNXC_MAX_RANK) fail_node(ctx, n, "output rank %d exceeds %d", x->rank + 1, ONNXC_MAX_RANK);
   n->priv = si;
@@ -1221,6 +1221,11 @@ static int64_t const_str_len(const Value *v) {
   return L;
 }
 
+/* Sizes of the heap estimate saturate here (a long chain of concatenations doubles them). */
+#define HEAP_CAP ((int64_t)1 << 50)
+static int64_t sat_mul(int64_t a, int64_t b) { return a && b > HEAP_CAP / a ? HEAP_CAP : a * b; }
+static int64_t sat_add(int64_t a, int64_t b) { return a > HEAP_CAP - b ? HEAP_CAP : a + b; }
+
 void plan_string_heap(Ctx *ctx, Graph *g) {
   bool any = false;
   for (int s = 0; s < g->sched.n; s++)
@@ -1245,27 +1250,30 @@ void plan_string_heap(Ctx *ctx, Graph *g) {
     int64_t L = in_len, cnt = value_numel(y), add = 0;
     const char *op = n->op_type;
     if (!strcmp(op, "StringConcat")) {
-      L = len[n->inputs[0]->id] + len[n->inputs[1]->id];
-      add = cnt * (L + 1);
+      L = sat_add(len[n->inputs[0]->id], len[n->inputs[1]->id]);
+      add = sat_mul(cnt, L + 1);
     } else if (!strcmp(op, "StringSplit")) {
       const SplitInfo *si = n->priv;
       int64_t Lx = len[n->inputs[0]->id];
-      add = value_numel(n->inputs[0]) * (Lx + (si->K < Lx ? si->K : Lx));
+      add = sat_mul(value_numel(n->inputs[0]), Lx + (si->K < Lx ? si->K : Lx));
     } else if (!strcmp(op, "StringNormalizer")) {
-      if (n->str_heap) add = cnt * (L + 1);
+      if (n->str_heap) add = sat_mul(cnt, L + 1);
     } else if ((!strcmp(op, "Cast") || !strcmp(op, "CastLike")) && y->dtype == DT_STRING &&
                n->inputs[0]->dtype != DT_STRING) {
       L = num_text_len(n->inputs[0]->dtype);
-      add = cnt * (L + 1);
+      add = sat_mul(cnt, L + 1);
     } else if (!strcmp(op, "LabelEncoder") && y->dtype == DT_STRING) {
       const LeInfo *li = n->priv;
       L = const_str_len(li->vals) > const_str_len(li->dflt) ? const_str_len(li->vals) : const_str_len(li->dflt);
     }
     for (int k = 0; k < n->n_outputs; k++)
-      if (n->outputs[k] && n->outputs[k]->dtype == DT_STRING && n->outputs[k]->id < g->values.n)
+      if (n->outputs[k] && n->outputs[k]->dtype == DT_STRING && n->outputs[k]->id >= 0 && n->outputs[k]->id < g->values.n)
         len[n->outputs[k]->id] = L;
-    need += add;
+    need = sat_add(need, add);
   }
+  if (ctx->string_bytes < 0 && need > ((int64_t)1 << 32))
+    fail(ctx, "the default string heap would exceed 4 GiB (every input string assumed to be %d bytes); give its size "
+              "with --string-bytes N", STR_INPUT_LEN);
   g->heap_bytes = ctx->string_bytes >= 0 ? ctx->string_bytes : (need + 15) / 16 * 16;
   g->heap_offset = (g->arena_bytes + 15) / 16 * 16;
   g->arena_bytes = g->heap_offset + g->heap_bytes;
