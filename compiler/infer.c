@@ -72,7 +72,9 @@ void infer_node(Ctx *ctx, Node *n) {
     if (v && !v->typed)
       fail_node(ctx, n, "input '%s' has no known type or shape", v->name);
   }
+  string_gate(ctx, n);
   n->def->infer(ctx, n);
+  string_gate_outputs(ctx, n);
   bool all_const = true;
   int64_t out_bytes = 0;
   for (int k = 0; k < n->n_outputs; k++) {

@@ -131,8 +131,11 @@ static void load_tensor(Ctx *ctx, const Onnx__TensorProto *t, Value *v, const ch
       fail(ctx, "%s '%s': %zu strings for %lld elements", what, v->name, t->n_string_data, (long long)n);
     char **s = dst;
     for (int64_t i = 0; i < n; i++) {
+      /* elements become C strings (onnxc_string): a NUL inside one cannot be kept */
+      if (t->string_data[i].len && memchr(t->string_data[i].data, 0, t->string_data[i].len))
+        fail(ctx, "%s '%s': string element %lld holds a NUL byte, which a C string cannot", what, v->name, (long long)i);
       s[i] = arena_alloc(&ctx->arena, t->string_data[i].len + 1);
-      memcpy(s[i], t->string_data[i].data, t->string_data[i].len);
+      if (t->string_data[i].len) memcpy(s[i], t->string_data[i].data, t->string_data[i].len);
     }
     return;
   }

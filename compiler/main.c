@@ -29,6 +29,11 @@ static void usage(FILE *f) {
         "                       created; both link onnxc_rt_cuda (see docs/CUDA.md)\n"
         "  --no-alias           plan without views, in-place ops and concat-in-place\n"
         "  --align N            arena alignment in bytes (default 16)\n"
+        "  --string-bytes N     size of the string heap in the arena (strings made at run time:\n"
+        "                       StringConcat, StringSplit, Cast to string, ...); default: what\n"
+        "                       the model needs when every input string is at most 64 bytes\n"
+        "  --max-substrings N   StringSplit: most substrings of one string (the compile-time\n"
+        "                       bound of its output's last dimension; default 16, or maxsplit+1)\n"
         "  --weights FILE.bin   write the weights to FILE.bin instead of static const arrays;\n"
         "                       the model then takes them as its first input, __weights\n"
         "  --threads N          run the big kernels (1x1 and depthwise convolutions, Gemm, MatMul)\n"
@@ -165,6 +170,21 @@ int main(int argc, char **argv) {
       long v = strtol(next, &end, 10);
       if (*end || v <= 0) { fprintf(stderr, "onnxc: error: --align expects a positive integer\n"); return 2; }
       opt.align = (size_t)v;
+    } else if (!strcmp(a, "--string-bytes") || !strcmp(a, "--max-substrings")) {
+      NEED_ARG();
+      char *end;
+      long long v = strtoll(next, &end, 10);
+      bool sb = !strcmp(a, "--string-bytes");
+      if (!*next || *end || v < (sb ? 0 : 1) || v > ((long long)1 << 40)) {
+        fprintf(stderr, "onnxc: error: %s expects %s integer\n", a, sb ? "a non-negative" : "a positive");
+        return 2;
+      }
+      if (sb) {
+        opt.string_bytes = v;
+        opt.string_bytes_set = true;
+      } else {
+        opt.max_substrings = v;
+      }
     } else if (!strcmp(a, "--threads")) {
       NEED_ARG();
       char *end;

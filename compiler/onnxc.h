@@ -134,6 +134,8 @@ struct Node {
                              with several forms pick one that fits) */
   int64_t scratch_bytes;  /* from OpDef.scratch, planned in the arena */
   int64_t scratch_offset;
+  bool str_heap;          /* set by a string op's shape rule: its C function also takes the run's
+                             string heap H and returns a status (ops_string.c) */
   int step;               /* position in the schedule */
   int fn_id;              /* number of its C function (emit_c.c) */
   /* optimize.c: an epilogue fused into a Conv/Gemm/MatMul (its kernel applies it): the output
@@ -177,6 +179,10 @@ struct Graph {
   int64_t arena_bytes;    /* arena this graph's plan needs (plan_memory.c) */
   int64_t live_bound;     /* max live bytes at one step under its schedule (lower bound) */
   bool is_sub;            /* a subgraph (If/Loop/Scan body) */
+  /* the string heap (ops_string.c): heap_bytes at heap_offset, after the planned tensors and
+     inside arena_bytes; has_heap when a node makes strings at run time */
+  bool has_heap;
+  int64_t heap_offset, heap_bytes;
 };
 
 /* True when v is one of g's own values (not one of an enclosing graph's). */
@@ -213,6 +219,8 @@ struct Ctx {
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   PtrVec custom_ops;      /* CustomOp*: the --custom-op / --custom-ops specs (ops_custom.c) */
   int target;             /* TARGET_C, TARGET_CUDA or TARGET_CUDA_NVRTC (--target) */
+  int64_t string_bytes;   /* --string-bytes: the string heap's size, -1: derived (ops_string.c) */
+  int64_t max_substrings; /* --max-substrings: StringSplit's bound on pieces per string, 0: default */
   /* results */
   int64_t arena_bytes;
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
@@ -315,6 +323,8 @@ enum {
   OPF_PARALLEL = 1 << 4,      /* the C emitter's work is one emit_broadcast_loops nest whose body
                                  writes only element o of its outputs: the CUDA backend runs the
                                  nest as a grid-stride loop (one thread per element) */
+  OPF_STRINGS = 1 << 5,       /* the row takes string tensors (ops_string.c's gate refuses them
+                                 for every other row) */
 };
 
 struct OpDef {
@@ -414,6 +424,10 @@ typedef struct CompileOptions {
   /* custom ops (ops_custom.c) */
   const char *custom_ops[64]; int n_custom_ops;          /* --custom-op DOMAIN::OP:SPEC */
   const char *custom_op_files[8]; int n_custom_op_files; /* --custom-ops FILE */
+  /* string tensors (ops_string.c) */
+  int64_t string_bytes;       /* --string-bytes N; -1 (or 0 when unset by a caller): derived */
+  bool string_bytes_set;
+  int64_t max_substrings;     /* --max-substrings N; 0: default */
 } CompileOptions;
 
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
@@ -422,6 +436,22 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
 /* recompute.c: after autodiff (nodes [0, n_fwd) the forward pass): gradient nodes read clones
    of cheap forward nodes instead of forward values kept across the backward pass. */
 void recompute_forward(Ctx *ctx, Graph *g, int n_fwd);
+
+/* ---- ops_string.c: string tensors ------------------------------------------------------ */
+/*
+ * A string element is a `const char *` (onnxc_string) to NUL-terminated UTF-8; constant
+ * strings are char* arrays in Value.data.  Strings made at run time live in the string heap
+ * at the end of the arena (templates/strings.h).
+ */
+/* Before a node's shape rule: string inputs (or Cast to string) reach only rows with
+   OPF_STRINGS; Equal, Cast, CastLike and Identity of strings are redirected to this file's
+   forms of them; any other op fails with one line.  After it: no other row made strings. */
+void string_gate(Ctx *ctx, Node *n);
+void string_gate_outputs(Ctx *ctx, Node *n);
+/* After planning: the string heap of g (when a node makes strings) after its tensors. */
+void plan_string_heap(Ctx *ctx, Graph *g);
+/* A C string literal of s (escaped; the caller's quotes included). */
+const char *c_str_lit(Emit *e, const char *s);
 
 /* ---- ops_custom.c: custom operators (user C functions, runtime_min/onnxc_custom.h) ---- */
 /*

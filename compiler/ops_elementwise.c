@@ -440,6 +440,7 @@ static void cast_infer(Ctx *ctx, Node *n) {
     if (!node_attr(n, "to")) fail_node(ctx, n, "missing attribute 'to'");
     to = (int)attr_i(n, "to", 0);
   }
+  /* (casts from and to string are ops_string.c's: its gate redirects them) */
   if (!c_type(to) || to == DT_STRING || x->dtype == DT_STRING)
     fail_node(ctx, n, "cast from %s to %s is not supported", dtype_name(x->dtype), dtype_name(to));
   cast_round_mode(ctx, n);
@@ -638,7 +639,7 @@ static const OpDef elementwise_rows[] = {
     ROWT(Mean, 1, NULL, FT),
     {"Where", "", 9, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, where_infer, where_fold, where_emit, NULL, "all", NULL},
     {"Clip", "", 1, ONNXC_MAX_OPSET, EW_FLAGS, clip_infer, NULL, clip_emit, NULL, NT, NULL},
-    {"Cast", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
-    {"CastLike", "", 15, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, cast_infer, cast_fold, cast_emit, NULL, "all but string", NULL},
+    {"Cast", "", 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, cast_infer, cast_fold, cast_emit, NULL, "all; string <-> float, double, float16, int8-64, uint8-64 (bfloat16 from string)", NULL},
+    {"CastLike", "", 15, ONNXC_MAX_OPSET, OPF_ELEMENTWISE | OPF_PARALLEL, cast_infer, cast_fold, cast_emit, NULL, "all; string <-> float, double, float16, int8-64, uint8-64 (bfloat16 from string)", NULL},
 };
 OPS_FAMILY(elementwise);

@@ -35,9 +35,9 @@ static Value *need_in(Ctx *ctx, Node *n, int i) {
   return v;
 }
 
-/* A tensor whose elements the C backend can store (no strings, no exotic types). */
+/* A tensor whose elements the C backend can store (no exotic types).  Strings get here only in
+   rows flagged OPF_STRINGS (ops_string.c's gate stops them before the others). */
 static void need_storable(Ctx *ctx, Node *n, const Value *v) {
-  if (v->dtype == DT_STRING) fail_node(ctx, n, "string tensors not supported");
   if (!dtype_size(v->dtype) || !c_type(v->dtype))
     fail_node(ctx, n, "element type %s is not supported", dtype_name(v->dtype));
 }
@@ -366,7 +366,10 @@ static void plan_emit(Emit *e, Node *n) {
 
 static void copy_emit(Emit *e, Node *n) {
   int64_t bytes = value_bytes(n->outputs[0]);
-  if (bytes) ep(e, "memcpy(Y0, X0, %lld);", (long long)bytes);
+  if (bytes && n->outputs[0]->dtype == DT_STRING) /* pointers: their size is the target's */
+    ep(e, "memcpy(Y0, X0, %lld * sizeof(onnxc_string));", (long long)value_numel(n->outputs[0]));
+  else if (bytes)
+    ep(e, "memcpy(Y0, X0, %lld);", (long long)bytes);
 }
 
 static void copy_fold(Ctx *ctx, Node *n) {
@@ -387,7 +390,6 @@ static void constant_infer(Ctx *ctx, Node *n) {
   if (!y) fail_node(ctx, n, "missing output");
   if ((a = node_attr(n, "value")) && a->type == ATTR_TENSOR && a->t) {
     Value *t = a->t;
-    if (t->dtype == DT_STRING) fail_node(ctx, n, "string tensors not supported");
     if (!dtype_size(t->dtype)) fail_node(ctx, n, "element type %s is not supported", dtype_name(t->dtype));
     value_set_shape(y, t->dtype, t->rank, t->dims);
     if (t->data) { y->data = t->data; y->kind = VAL_CONST; }
@@ -406,8 +408,15 @@ static void constant_infer(Ctx *ctx, Node *n) {
     int64_t d = a->n_ints;
     value_set_shape(y, DT_INT64, 1, &d);
     set_const(ctx, y, a->ints);
-  } else if (node_attr(n, "value_string") || node_attr(n, "value_strings")) {
-    fail_node(ctx, n, "string tensors not supported");
+  } else if ((a = node_attr(n, "value_string")) || (a = node_attr(n, "value_strings"))) {
+    /* Value.data of a string tensor: its char * elements */
+    bool one = a->type == ATTR_STRING;
+    int64_t d = one ? 1 : a->n_strings;
+    if (one && a->s && strlen(a->s) != a->slen) fail_node(ctx, n, "value_string holds a NUL byte, which a C string cannot");
+    value_set_shape(y, DT_STRING, one ? 0 : 1, &d);
+    value_alloc_data(ctx, y);
+    for (int64_t i = 0; i < d; i++) ((const char **)y->data)[i] = one ? (a->s ? a->s : "") : a->strings[i];
+    y->kind = VAL_CONST;
   } else {
     fail_node(ctx, n, "no supported value attribute (value, value_float(s), value_int(s))");
   }
@@ -1479,22 +1488,23 @@ static void revseq_emit(Emit *e, Node *n) {
 
 #define M ONNXC_MAX_OPSET
 #define ALL "all but string"
+#define ALLS "all"  /* the rows that move whole string elements (OPF_STRINGS) */
 
 static const OpDef tensor_rows[] = {
-    {"Constant", "", 1, M, 0, constant_infer, NULL, NULL, NULL, ALL, NULL},
-    {"Shape", "", 1, 14, 0, shape_infer, NULL, NULL, NULL, "any", NULL},
-    {"Shape", "", 15, M, 0, shape_infer, NULL, NULL, NULL, "any", NULL},
-    {"Size", "", 1, M, 0, size_infer, NULL, NULL, NULL, "any", NULL},
+    {"Constant", "", 1, M, OPF_STRINGS, constant_infer, NULL, NULL, NULL, ALLS, NULL},
+    {"Shape", "", 1, 14, OPF_STRINGS, shape_infer, NULL, NULL, NULL, "any", NULL},
+    {"Shape", "", 15, M, OPF_STRINGS, shape_infer, NULL, NULL, NULL, "any", NULL},
+    {"Size", "", 1, M, OPF_STRINGS, size_infer, NULL, NULL, NULL, "any", NULL},
     {"ConstantOfShape", "", 9, M, 0, cos_infer, cos_fold, cos_emit, NULL, ALL, NULL},
     {"Range", "", 11, M, 0, range_infer, range_fold, range_emit, NULL, "float, double, float16, bfloat16, int16-64", NULL},
     {"EyeLike", "", 9, M, 0, eyelike_infer, NULL, eyelike_emit, NULL, ALL, NULL},
-    {"Reshape", "", 1, 4, OPF_VIEW, reshape_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Reshape", "", 5, M, OPF_VIEW, reshape_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Flatten", "", 1, M, OPF_VIEW, flatten_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Squeeze", "", 1, 12, OPF_VIEW, squeeze_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Squeeze", "", 13, M, OPF_VIEW, squeeze_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Unsqueeze", "", 1, 12, OPF_VIEW, unsqueeze_infer, copy_fold, copy_emit, NULL, ALL, NULL},
-    {"Unsqueeze", "", 13, M, OPF_VIEW, unsqueeze_infer, copy_fold, copy_emit, NULL, ALL, NULL},
+    {"Reshape", "", 1, 4, OPF_VIEW | OPF_STRINGS, reshape_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
+    {"Reshape", "", 5, M, OPF_VIEW | OPF_STRINGS, reshape_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
+    {"Flatten", "", 1, M, OPF_VIEW | OPF_STRINGS, flatten_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
+    {"Squeeze", "", 1, 12, OPF_VIEW | OPF_STRINGS, squeeze_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
+    {"Squeeze", "", 13, M, OPF_VIEW | OPF_STRINGS, squeeze_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
+    {"Unsqueeze", "", 1, 12, OPF_VIEW | OPF_STRINGS, unsqueeze_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
+    {"Unsqueeze", "", 13, M, OPF_VIEW | OPF_STRINGS, unsqueeze_infer, copy_fold, copy_emit, NULL, ALLS, NULL},
     {"BitCast", "", 26, M, 0, bitcast_infer, copy_fold, copy_emit, NULL, ALL, NULL},
     {"Concat", "", 1, M, OPF_PARALLEL, concat_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Split", "", 1, 12, 0, split_infer, plan_fold, plan_emit, NULL, ALL, NULL},

@@ -12,6 +12,7 @@
  *                    CUDA targets: also fuse_elementwise (trees of elementwise nodes)
  *   schedule_graph   execution order
  *   plan_memory      live ranges, views, arena offsets (checked)
+ *   plan_string_heap the string heap after the planned tensors (ops_string.c)
  *   emit_c_model     net.c + net.h (C); emit_cuda_model: net.cu or net.c + net.h (CUDA)
  *
  * --train runs the same stages over three loads of the model (compile_train below): the
@@ -173,6 +174,9 @@ static void write_reports(Ctx *ctx, const CompileOptions *opt) {
     fprintf(stderr, "onnxc: %s: %d nodes, order %s, arena %lld bytes (live-bytes bound %lld, per-node bound %lld), weights %lld bytes\n",
             ctx->file, g->sched.n, ctx->order_name, (long long)g->arena_bytes, (long long)g->live_bound,
             (long long)per_node_bound(g), (long long)weights_bytes(g));
+  if (ctx->verbose && g->has_heap)
+    fprintf(stderr, "onnxc: %s: of the arena, %lld bytes are the string heap (at %lld; --string-bytes sets it)\n", ctx->file,
+            (long long)g->heap_bytes, (long long)g->heap_offset);
 }
 
 static bool valid_ident(const char *s) {
@@ -251,6 +255,7 @@ static void compile_graph(Ctx *ctx, const CompileOptions *opt) {
   dump(ctx, "optimize");
   ctx->order_name = opt->order;
   plan_best_order(ctx, ctx->graph);
+  plan_string_heap(ctx, ctx->graph);
 }
 
 /* The training step of --train (ts given) over run-time parameters, planned, in ctx->graph. */
@@ -333,6 +338,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->canary = opt->canary;
   ctx->threads = opt->threads;
   ctx->weights_path = opt->weights;
+  ctx->string_bytes = opt->string_bytes_set ? opt->string_bytes : -1;
+  ctx->max_substrings = opt->max_substrings;
   ctx->target = !opt->target || !strcmp(opt->target, "c") ? TARGET_C
                 : !strcmp(opt->target, "cuda")            ? TARGET_CUDA
                                                           : TARGET_CUDA_NVRTC;

@@ -520,8 +520,11 @@ void plan_report_json(Ctx *ctx, Graph *g, FILE *f, int64_t weights_bytes, int64_
   fprintf(f, "{\n  \"model\": ");
   json_str(f, ctx->file);
   fprintf(f, ",\n  \"order\": \"%s\",\n  \"align\": %zu,\n", ctx->order_name ? ctx->order_name : "model", ctx->align);
-  fprintf(f, "  \"totals\": {\"arena\": %lld, \"bound\": %lld, \"per_node_bound\": %lld, \"weights\": %lld, \"steps\": %d},\n",
+  fprintf(f, "  \"totals\": {\"arena\": %lld, \"bound\": %lld, \"per_node_bound\": %lld, \"weights\": %lld, \"steps\": %d",
           (long long)g->arena_bytes, (long long)g->live_bound, (long long)node_bound, (long long)weights_bytes, g->sched.n);
+  if (g->has_heap) /* the string heap: the arena's last bytes (ops_string.c) */
+    fprintf(f, ", \"string_heap\": %lld, \"string_heap_offset\": %lld", (long long)g->heap_bytes, (long long)g->heap_offset);
+  fprintf(f, "},\n");
   fprintf(f, "  \"tensors\": [");
   bool first = true;
   for (int i = 0; i < g->values.n; i++) {

@@ -11,6 +11,7 @@ size_t onnxc_dtype_size(int32_t dtype) {
   case ONNXC_INT64: case ONNXC_DOUBLE: case ONNXC_UINT64: return 8;
   case ONNXC_FLOAT8E4M3FN: case ONNXC_FLOAT8E4M3FNUZ: case ONNXC_FLOAT8E5M2:
   case ONNXC_FLOAT8E5M2FNUZ: case ONNXC_FLOAT8E8M0: return 1;
+  case ONNXC_STRING: return sizeof(onnxc_string);
   default: return 0;
   }
 }
@@ -62,6 +63,8 @@ const char *onnxc_status_str(int status) {
   case ONNXC_ERR_INDEX: return "index out of range";
   case ONNXC_ERR_NOT_FOUND: return "not found";
   case ONNXC_ERR_FORMAT: return "saved state does not match the model";
+  case ONNXC_ERR_CAPACITY: return "the string heap is full";
+  case ONNXC_ERR_PARSE: return "a string is not a number of the target type";
   default: return status >= ONNXC_ERR_CUSTOM ? "custom op failed" : "unknown status";
   }
 }

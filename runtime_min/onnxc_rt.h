@@ -10,6 +10,12 @@
  * Outputs whose size depends on data (NonZero, Unique, ...) are written within the static
  * bound given by their dims in onnxc_tensor_info; `run_dims` (when not NULL) also reports the
  * actual dims of every output.
+ *
+ * String tensors (dtype ONNXC_STRING) are arrays of onnxc_string: one pointer per element to a
+ * NUL-terminated UTF-8 string.  Input strings are the caller's and are only read.  An output
+ * element points into the arena (the string heap at its end, valid until the next run with
+ * that arena), at a constant string of the generated code, or at one of the caller's input
+ * strings that the model passes through unchanged.
  */
 #ifndef ONNXC_RT_H
 #define ONNXC_RT_H
@@ -30,6 +36,9 @@ typedef enum onnxc_status {
   ONNXC_ERR_INDEX = 4,     /* an index input was out of range */
   ONNXC_ERR_NOT_FOUND = 5, /* a lookup by name found nothing */
   ONNXC_ERR_FORMAT = 6,    /* a saved training state that is not one of this model (onnxc --train) */
+  ONNXC_ERR_CAPACITY = 7,  /* the strings one run makes need more than the arena's string heap
+                              (its size: onnxc --string-bytes) */
+  ONNXC_ERR_PARSE = 8,     /* a string that Cast cannot read as a number of the target type */
   /* 100 and above: returned by a user's custom-op function (onnxc_custom.h) and passed on
      unchanged by the run functions */
   ONNXC_ERR_CUSTOM = 100
@@ -46,6 +55,9 @@ enum {
   /* sub-byte types, packed low bits first: 2 elements per byte (4-bit), 4 (2-bit) */
   ONNXC_UINT4 = 21, ONNXC_INT4 = 22, ONNXC_FLOAT4E2M1 = 23, ONNXC_UINT2 = 25, ONNXC_INT2 = 26
 };
+
+/* One element of a string tensor: a NUL-terminated UTF-8 string. */
+typedef const char *onnxc_string;
 
 typedef struct onnxc_tensor_info {
   const char *name;    /* ONNX value name, as in the model */
@@ -69,10 +81,10 @@ typedef struct onnxc_model {
                   int64_t *const *dims_out);
 } onnxc_model;
 
-/* Bytes of one element of an ONNX data type, 0 for unknown types, strings and the packed
-   sub-byte types (use onnxc_dtype_bits / onnxc_tensor_bytes for those). */
+/* Bytes of one element of an ONNX data type (sizeof(onnxc_string) for strings), 0 for unknown
+   types and the packed sub-byte types (use onnxc_dtype_bits / onnxc_tensor_bytes for those). */
 size_t onnxc_dtype_size(int32_t dtype);
-/* Bits of one element (2 or 4 for the packed types), 0 for unknown types and strings. */
+/* Bits of one element (2 or 4 for the packed types), 0 for unknown types. */
 size_t onnxc_dtype_bits(int32_t dtype);
 /* Bytes of a tensor's buffer: ceil(numel * bits / 8). */
 size_t onnxc_tensor_bytes(const onnxc_tensor_info *info);

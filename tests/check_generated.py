@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the contract of generated code on the PyTorch fixtures, the demo model, a sample of
-conformance models, --train files and the custom-op fixture (inference, --gradients, --train):
+conformance models and the string ones, --train files and the custom-op fixture (inference,
+--gradients, --train):
   - deterministic: compiling twice gives byte-identical .c and .h;
   - strict C99: gcc -std=c99 -Wall -Wextra -Werror -pedantic, with and without -mno-avx;
   - Cortex-M4: arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os;
@@ -53,6 +54,13 @@ def main():
             shutil.rmtree(d)
             if rc == 0:
                 conf.append(m)
+    # string tensors (templates/strings.h: heap, UTF-8, regex VM, number <-> text) on every target
+    strings = [os.path.join(args.build, "onnx-data", "node", c, "model.onnx")
+               for c in ("test_string_concat", "test_string_split_maxsplit", "test_strnormalizer_export_monday_casesensintive_upper",
+                         "test_regex_full_match_email_domain", "test_equal_string", "test_ai_onnx_ml_label_encoder_tensor_mapping")]
+    strings += [os.path.join("/usr/share/libonnx-testdata/data/node", c, "model.onnx")
+                for c in ("test_cast_FLOAT_to_STRING", "test_cast_STRING_to_FLOAT")]
+    conf += [m for m in strings if os.path.exists(m) and m not in conf]
     passed = failed = 0
 
     def result(name, ok, why=""):

@@ -61,7 +61,7 @@ const char *c_type(int dt) {
   case DT_BOOL: return "uint8_t";
   case DT_FLOAT16: return "uint16_t";
   case DT_BFLOAT16: return "uint16_t";
-  case DT_STRING: return "char *";
+  case DT_STRING: return "onnxc_string";
   default: return dtype_is_small(dt) ? "uint8_t" : NULL; /* codes, packed for sub-byte types */
   }
 }
@@ -443,7 +443,14 @@ static void emit_const(Emit *e, Value *v) {
   int64_t n = value_numel(v);
   bool raw = dtype_is_small(v->dtype); /* small types: their stored (packed) bytes */
   if (raw) n = value_bytes(v);
-  if (v->dtype == DT_STRING) fail(e->ctx, "string tensor '%s': string constants are not supported by the C backend yet", v->name);
+  if (v->dtype == DT_STRING) {
+    /* one literal per element (onnxc_string = const char *) */
+    buf_printf(e->out, "/* %s %s%s */\nstatic const onnxc_string %s[%lld] = {", v->name, dtype_name(v->dtype),
+               shape_str(&e->ctx->arena, v), v->cname, (long long)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) buf_printf(e->out, "\n  %s,", c_str_lit(e, ((const char **)v->data)[i]));
+    buf_puts(e->out, n ? "\n};\n" : "0};\n");
+    return;
+  }
   buf_printf(e->out, "/* %s %s%s */\nstatic %sconst %s %s[%lld] = {", v->name, dtype_name(v->dtype),
              shape_str(&e->ctx->arena, v), e->const_qual ? e->const_qual : "", c_type(v->dtype), v->cname,
              (long long)(n ? n : 1));
@@ -529,6 +536,11 @@ static const char *value_ptr(Emit *e, const Env *env, Value *v, bool as_const) {
     base = fmt(e, "(%s%s *)(%s + %lld)", as_const ? "const " : "", c_type(v->dtype), env->base, (long long)v->offset);
   }
   CHECK(base);
+  if (extra && v->dtype == DT_STRING) {
+    /* planned at sizeof(char *) of the compiling host per element; the target's may differ */
+    CHECK(extra % (int64_t)dtype_size(DT_STRING) == 0);
+    return fmt(e, "((%sonnxc_string *)%s + %lld)", as_const ? "const " : "", base, (long long)(extra / (int64_t)dtype_size(DT_STRING)));
+  }
   if (extra) base = fmt(e, "((%s%s *)((%sunsigned char *)%s + %lld))", as_const ? "const " : "", c_type(v->dtype), as_const ? "const " : "", base, (long long)extra);
   return base;
 }
@@ -556,8 +568,8 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_printf(&sig, " */\n");
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
-  buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : "", n->def->flags & OPF_STATUS ? "int" : "void",
-             fn_name(e, n));
+  buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : "",
+             (n->def->flags & OPF_STATUS) || n->str_heap ? "int" : "void", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -576,6 +588,11 @@ static void emit_node_fn(Emit *e, Node *n) {
       first = false;
     }
   }
+  if (n->str_heap) {
+    if (e->cuda) fail_node(ctx, n, "string tensors are not supported by the CUDA backend");
+    buf_printf(e->out, "%sonnxc_sheap *H", first ? "" : ", ");
+    first = false;
+  }
   buf_printf(e->out, "%sunsigned char *W) {\n", first ? "" : ", ");
   e->indent = 1;
   e->node = n;
@@ -583,6 +600,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   for (int k = 0; k < n->n_outputs; k++) ep(e, "(void)Y%d;", k);
   for (int k = 0; k < n->n_outputs; k++)
     if (n->outputs[k] && n->outputs[k]->dynamic) ep(e, "(void)D%d;", k);
+  if (n->str_heap) ep(e, "(void)H;");
   ep(e, "(void)W;");
   n->def->emit_c(e, n);
   e->indent = 0;
@@ -610,7 +628,7 @@ static void emit_node_fns(Emit *e, Graph *g) {
 /* --canary: after step s, overwrite every arena byte that no buffer live across the boundary
    to step s+1 owns.  Kernels must never read bytes they did not write, so outputs stay equal. */
 static void emit_canary(Emit *e, Graph *g, int s) {
-  int64_t n = g->arena_bytes;
+  int64_t n = g->has_heap ? g->heap_offset : g->arena_bytes; /* the string heap stays */
   unsigned char *live = calloc((size_t)n, 1);
   if (!live) abort();
   for (int i = 0; i < g->values.n; i++) {
@@ -660,9 +678,15 @@ static void emit_calls(Emit *e, const Env *env) {
       else buf_printf(&call, "%sdyn_scratch", first ? "" : ", ");
       first = false;
     }
+    if (n->str_heap) {
+      /* the run's string heap lives in run_impl; an If/Loop/Scan body's function has none */
+      if (env->owner) fail_node(e->ctx, n, "ops that make strings are not supported inside If/Loop/Scan bodies");
+      buf_printf(&call, "%s&H", first ? "" : ", ");
+      first = false;
+    }
     buf_printf(&call, "%s%s)", first ? "" : ", ",
                n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
-    if (n->def->flags & OPF_STATUS) {
+    if ((n->def->flags & OPF_STATUS) || n->str_heap) {
       /* a status from user code ends the run (inside a subgraph there is no way out) */
       if (env->owner) fail_node(e->ctx, n, "custom ops inside If/Loop/Scan bodies are not supported");
       ep(e, "{ const int st = %s; if (st != ONNXC_OK) return st; }", call.p);
@@ -811,12 +835,10 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   nm.out = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
-    if (v->dtype == DT_STRING) fail(ctx, "input '%s': string inputs are not supported by the C backend yet", v->name);
     nm.in[i] = arena_printf(a, "in%d_%s", i, sanitize(a, v->name, 32));
   }
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
-    if (v->dtype == DT_STRING) fail(ctx, "output '%s': string outputs are not supported by the C backend yet", v->name);
     nm.out[i] = arena_printf(a, "out%d_%s", i, sanitize(a, v->name, 32));
   }
   /* ---- header ---- */
@@ -826,6 +848,10 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(hb, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   buf_printf(hb, "/* Scratch the caller provides to %s_run (16-byte aligned); 0 means none is needed. */\n", P);
   buf_printf(hb, "#define %s_ARENA_BYTES %lld\n\n", UP, (long long)g->arena_bytes);
+  if (g->has_heap)
+    buf_printf(hb, "/* Of those, the string heap: strings made during a run (outputs may point into it until the\n"
+                   "   next run with the arena); a run that needs more returns ONNXC_ERR_CAPACITY. */\n"
+                   "#define %s_STRING_BYTES %lld\n\n", UP, (long long)g->heap_bytes);
   if (wv) buf_printf(hb, "/* Bytes of the weights file (%s) the caller passes to %s_run as __weights:\n"
                          "   16-byte aligned, in the byte order of the compiling host (little-endian). */\n"
                          "#define %s_WEIGHTS_BYTES @WEIGHTS_BYTES@\n\n",
@@ -915,6 +941,13 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     ep(&e, "if (!arena) return ONNXC_ERR_NULL;");
     ep(&e, "if ((uintptr_t)arena %% %zu != 0) return ONNXC_ERR_ALIGN;", ctx->align);
   }
+  if (g->has_heap) {
+    /* the string heap: empty at the start of every run */
+    ep(&e, "onnxc_sheap H;");
+    ep(&e, "H.p = (char *)(A + %lld);", (long long)g->heap_offset);
+    ep(&e, "H.used = 0;");
+    ep(&e, "H.cap = %lld;", (long long)g->heap_bytes);
+  }
   Env top = {g, NULL, "A", &nm};
   emit_calls(&e, &top);
   /* outputs that no node writes: constants and pass-through inputs */
@@ -929,7 +962,9 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
       if (g->outputs.v[j] == v) src = nm.out[j];
     if (!src) src = value_ptr(&e, &top, v, true);
     if (v->is_output && !v->data && v->kind != VAL_INPUT && !src) continue;
-    if (value_numel(v) > 0)
+    if (value_numel(v) > 0 && v->dtype == DT_STRING)
+      ep(&e, "memcpy(%s, %s, %lld * sizeof(onnxc_string));", nm.out[i], src, (long long)value_numel(v));
+    else if (value_numel(v) > 0)
       ep(&e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
     else
       ep(&e, "(void)%s;", src);
@@ -1074,6 +1109,8 @@ void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst) {
     params = arena_printf(a, "%s,\n    %s *%s /* %s %s%s */", params, c_type(v->dtype), nm.out[i], v->name,
                           dtype_name(v->dtype), shape_str(a, v));
   }
+  for (int s = 0; s < g->sched.n; s++)
+    if (((Node *)g->sched.v[s])->str_heap) fail_node(e->ctx, g->sched.v[s], "ops that make strings are not supported with --train");
   int before = *nconst;
   emit_consts(e, g, nconst, NULL);
   if (*nconst > before) buf_puts(e->out, "\n");
@@ -1100,7 +1137,10 @@ void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst) {
     for (int j = 0; j < i; j++)
       if (g->outputs.v[j] == v) src = nm.out[j];
     if (!src) src = value_ptr(e, &env, v, true);
-    if (value_numel(v) > 0) ep(e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
+    if (value_numel(v) > 0 && v->dtype == DT_STRING)
+      ep(e, "memcpy(%s, %s, %lld * sizeof(onnxc_string));", nm.out[i], src, (long long)value_numel(v));
+    else if (value_numel(v) > 0)
+      ep(e, "memcpy(%s, %s, %lld);", nm.out[i], src, (long long)value_bytes(v));
   }
   ep(e, "return ONNXC_OK;");
   e->indent = 0;

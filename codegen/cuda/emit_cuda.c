@@ -355,6 +355,13 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int i = 0; i < g->values.n; i++) cu.wconst_off[i] = -1;
   cu.in_names = arena_alloc(a, sizeof(char *) * (size_t)(g->inputs.n + 1));
   cu.out_names = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+      Value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+      if (v && v->dtype == DT_STRING) fail_node(ctx, n, "string tensors are not supported by the CUDA backend");
+    }
+  }
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
     if (v->dtype == DT_STRING) fail(ctx, "input '%s': string inputs are not supported by the CUDA backend", v->name);

@@ -134,6 +134,7 @@ def main():
     exp.append(("no_graph.onnx", "no graph"))
 
     custom_cases(exp)
+    string_cases(exp)
 
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
         f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error[\tonnxc flags]\n")
@@ -187,6 +188,62 @@ def custom_cases(exp):
     save("custom/in_if.onnx", in_if)
     exp.append(("custom/in_if.onnx", "node 'act_in_if' (Act): custom ops inside If/Loop/Scan bodies are not supported",
                 f"--custom-op {ok}"))
+
+
+def string_cases(exp):
+    """String tensors: ops given the wrong element types, strings reaching ops that do not take
+    them, patterns and shapes the string ops refuse."""
+    os.makedirs(os.path.join(OUT, "strings"), exist_ok=True)
+    S, F = TensorProto.STRING, TensorProto.FLOAT
+    cases = (
+        ("concat_float.onnx", [helper.make_node("StringConcat", ["x", "z"], ["y"], name="cat0")],
+         [vi("x", [2], S), vi("z", [2], F)], [vi("y", [2], S)], 20,
+         "node 'cat0' (StringConcat): input 'z' must be a string tensor, not float"),
+        ("string_add.onnx", [helper.make_node("Add", ["x", "z"], ["y"], name="add0")],
+         [vi("x", [2], S), vi("z", [2], S)], [vi("y", [2], S)], 20,
+         "node 'add0' (Add): string tensors are not supported by this op"),
+        ("string_transpose.onnx", [helper.make_node("Transpose", ["x"], ["y"], name="tr0")],
+         [vi("x", [2, 3], S)], [vi("y", [3, 2], S)], 20,
+         "node 'tr0' (Transpose): string tensors are not supported by this op"),
+        ("regex_bad.onnx", [helper.make_node("RegexFullMatch", ["x"], ["y"], name="re0", pattern="(ab")],
+         [vi("x", [2], S)], [vi("y", [2], TensorProto.BOOL)], 20,
+         "node 're0' (RegexFullMatch): pattern '(ab': missing )"),
+        ("regex_unicode_class.onnx", [helper.make_node("RegexFullMatch", ["x"], ["y"], name="re0", pattern=r"\p{Greek}+")],
+         [vi("x", [2], S)], [vi("y", [2], TensorProto.BOOL)], 20,
+         "Unicode classes (\\p, \\P) are not supported"),
+        ("normalizer_2d.onnx", [helper.make_node("StringNormalizer", ["x"], ["y"], name="norm0")],
+         [vi("x", [2, 3], S)], [vi("y", [2, 3], S)], 10,
+         "node 'norm0' (StringNormalizer): input must have shape [C] or [1, C], not [2,3]"),
+        ("cast_string_bool.onnx", [helper.make_node("Cast", ["x"], ["y"], name="cast0", to=TensorProto.BOOL)],
+         [vi("x", [2], S)], [vi("y", [2], TensorProto.BOOL)], 13,
+         "node 'cast0' (Cast): cast from string to bool is not supported"),
+        ("label_encoder_types.onnx", [helper.make_node("LabelEncoder", ["x"], ["y"], name="le0", domain="ai.onnx.ml",
+                                                        keys_strings=["a"], values_int64s=[1])],
+         [vi("x", [2], TensorProto.INT64)], [vi("y", [2], TensorProto.INT64)], 17,
+         "node 'le0' (LabelEncoder): input element type int64 differs from the keys' (string)"),
+    )
+    for name, nodes, ins, outs, opset, want in cases:
+        imports = [helper.make_opsetid("", opset), helper.make_opsetid("ai.onnx.ml", 4)]
+        save("strings/" + name, model(nodes, ins, outs, opset=opset, opset_imports=imports))
+        exp.append(("strings/" + name, want))
+    # a StringSplit whose pieces feed another op: data-dependent shapes only as graph outputs
+    save("strings/split_then_concat.onnx",
+         model([helper.make_node("StringSplit", ["x"], ["p", "n"], name="split0"),
+                helper.make_node("StringConcat", ["p", "p"], ["y"], name="cat0")],
+               [vi("x", [2], S)], [vi("y", [2, 3], S)], opset=20))
+    exp.append(("strings/split_then_concat.onnx", "node 'cat0' (StringConcat): input 'p' has a data-dependent shape"))
+    # string values crossing an If/Loop/Scan boundary (the bodies' copies move bytes)
+    then = helper.make_graph([helper.make_node("StringConcat", ["x", "x"], ["b"], name="cat_in_if")], "then", [], [vi("b", [2], S)])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["c"], name="id0")], "else", [], [vi("c", [2], S)])
+    save("strings/concat_in_if.onnx",
+         model([helper.make_node("If", ["cond"], ["y"], name="if0", then_branch=then, else_branch=other)],
+               [vi("x", [2], S), vi("cond", [], TensorProto.BOOL)], [vi("y", [2], S)], opset=20))
+    exp.append(("strings/concat_in_if.onnx", "node 'if0' (If): string tensors are not supported by this op"))
+    # a good string model for a backend without strings
+    save("strings/concat.onnx", model([helper.make_node("StringConcat", ["x", "x"], ["y"], name="cat0")],
+                                      [vi("x", [2], S)], [vi("y", [2], S)], opset=20))
+    exp.append(("strings/concat.onnx", "node 'cat0' (StringConcat): string tensors are not supported by the CUDA backend",
+                "--target cuda"))
 
 
 if __name__ == "__main__":

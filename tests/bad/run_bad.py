@@ -94,6 +94,9 @@ def main():
                        (["--custom-op", "9x::Y:outputs=in0"], "the C name '9x_Y' would start with a digit"),
                        (["x.onnx", "-o", "x.c", "--recompute"], "--recompute needs --gradients or --train"),
                        (["x.onnx", "-o", "x.c", "--target", "metal"], "unknown target 'metal'"),
+                       (["x.onnx", "-o", "x.c", "--string-bytes", "-1"], "--string-bytes expects a non-negative integer"),
+                       (["x.onnx", "-o", "x.c", "--string-bytes", "4k"], "--string-bytes expects a non-negative integer"),
+                       (["x.onnx", "-o", "x.c", "--max-substrings", "0"], "--max-substrings expects a positive integer"),
                        (["export-weights", "x.onnx"], "export-weights takes")):
         p = subprocess.run([onnxc] + args, capture_output=True, text=True, timeout=10)
         lines = p.stderr.splitlines()

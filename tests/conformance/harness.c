@@ -5,6 +5,10 @@
  *                              runs the model through its onnxc_model descriptor with a
  *                              heap arena, and writes DIR/out_K.bin and DIR/out_K.dims
  *                              (the actual dims, one per line) for every output K.
+ *   harness DIR @ARGS          the same with the NAME=FILE arguments one per line in ARGS
+ *                              (for emulators that pass only a short command line).
+ * String tensors, in FILE and out_K.bin: the elements' bytes one after another, each ended by
+ * a NUL byte.
  * The model is linked in as the symbol model_model (compile with --name model).
  */
 #include <stdio.h>
@@ -19,6 +23,19 @@ extern const onnxc_model model_model;
 int main(int argc, char **argv) {
   const onnxc_model *m = &model_model;
   if (argc < 2) { fprintf(stderr, "usage: harness DIR NAME=FILE...\n"); return 2; }
+  if (argc == 3 && argv[2][0] == '@') {
+    /* the arguments from a file, one per line */
+    size_t len;
+    char *text = read_all(argv[2] + 1, &len), **av = calloc(len + 3, sizeof(char *));
+    int ac = 2;
+    if (!text) { fprintf(stderr, "cannot read %s\n", argv[2] + 1); return 2; }
+    text[len] = 0;
+    av[0] = argv[0];
+    av[1] = argv[1];
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) av[ac++] = line;
+    argc = ac;
+    argv = av;
+  }
   const void **in = calloc((size_t)m->n_inputs + 1, sizeof(void *));
   void **out = calloc((size_t)m->n_outputs + 1, sizeof(void *));
   int64_t **dims = calloc((size_t)m->n_outputs + 1, sizeof(int64_t *));
@@ -31,6 +48,24 @@ int main(int argc, char **argv) {
     size_t len;
     void *p = read_all(eq + 1, &len);
     if (!p) { fprintf(stderr, "cannot read %s\n", eq + 1); return 2; }
+    if (m->inputs[k].dtype == ONNXC_STRING) {
+      /* NUL-ended strings -> an array of pointers into the file's bytes */
+      int64_t n = onnxc_tensor_numel(&m->inputs[k]), got = 0;
+      onnxc_string *sv = calloc((size_t)n + 1, sizeof *sv);
+      char *c = p;
+      for (size_t at = 0; at < len; got++) {
+        size_t l = strlen(c + at);
+        if (at + l >= len) { fprintf(stderr, "input %s: the last string has no NUL\n", argv[i]); return 3; }
+        if (got < n) sv[got] = c + at;
+        at += l + 1;
+      }
+      if (got != n) {
+        fprintf(stderr, "input %s: %lld strings given, model expects %lld\n", argv[i], (long long)got, (long long)n);
+        return 3;
+      }
+      in[k] = sv;
+      continue;
+    }
     size_t want = onnxc_tensor_bytes(&m->inputs[k]);
     if (len != want) {
       fprintf(stderr, "input %s: %zu bytes given, model expects %zu\n", argv[i], len, want);
@@ -68,6 +103,12 @@ int main(int argc, char **argv) {
     fclose(f);
     snprintf(path, sizeof path, "%s/out_%d.bin", argv[1], k);
     f = fopen(path, "wb");
+    if (m->outputs[k].dtype == ONNXC_STRING) {
+      const onnxc_string *sv = out[k];
+      for (int64_t j = 0; j < n; j++) fwrite(sv[j], 1, strlen(sv[j]) + 1, f);
+      fclose(f);
+      continue;
+    }
     fwrite(out[k], 1, ((size_t)n * onnxc_dtype_bits(m->outputs[k].dtype) + 7) / 8, f);
     fclose(f);
   }

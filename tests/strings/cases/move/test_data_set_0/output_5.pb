@@ -1,0 +1,1 @@
+2const"?\const"?\Bcc
