@@ -565,9 +565,34 @@ static bool pad_to_identity(Ctx *ctx, Node *n) {
 
 static void fuse_dw_blocks(Ctx *ctx, Graph *g);
 
+/* An AveragePool whose window is the whole unpadded plane (DS-CNN's classifier pool) is a
+   GlobalAveragePool, whose kernel sums in vector lanes instead of one scalar chain. */
+static void avgpool_to_global(Ctx *ctx, Node *n) {
+  if (!is_op(n, "AveragePool") || !is_f32(n->inputs[0]) || n->inputs[0]->rank < 3) return;
+  const Value *x = n->inputs[0];
+  const int64_t *v;
+  int nk = attr_ints(n, "kernel_shape", &v);
+  if (nk != x->rank - 2) return;
+  for (int i = 0; i < nk; i++)
+    if (v[i] != x->dims[i + 2]) return;
+  const char *ap = attr_s(n, "auto_pad", "NOTSET");
+  if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && *ap) return;
+  int np = attr_ints(n, "pads", &v);
+  for (int i = 0; i < np; i++)
+    if (v[i] != 0) return;
+  int nd = attr_ints(n, "dilations", &v);
+  for (int i = 0; i < nd; i++)
+    if (v[i] != 1) return;
+  n->op_type = "GlobalAveragePool";
+  n->n_attrs = 0;
+  n->def = NULL;
+  infer_node(ctx, n);
+}
+
 void optimize_graph(Ctx *ctx, Graph *g) {
   PtrVec gone = {0};
   bool padless = false;
+  for (int i = 0; i < g->nodes.n; i++) avgpool_to_global(ctx, g->nodes.v[i]);
   for (int i = 0; i < g->nodes.n; i++) padless |= pad_to_identity(ctx, g->nodes.v[i]);
   if (padless) eliminate_dead(ctx, g); /* e.g. the node computing its constant_value */
   for (int i = 0; i < g->nodes.n; i++) {
