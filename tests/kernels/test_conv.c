@@ -2,7 +2,8 @@
    (onnxc_conv_same) of templates/conv.h against a double-precision reference, on whichever
    path the target selects.  dw2d: 3x3 with strides 1 and 2 (both ways), paddings 0-2, planes
    from 1 x 1 to wider than a few vectors, channel multipliers 1 and 2; 5x5 and dilated 3x3 for
-   the general path.  conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
+   the general path; bands without vertical padding (rows given explicitly, as DwBlock calls it).
+   conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
    or Clip.  Prints one line per failure and exits non-zero on any. */
 #include <stdio.h>
@@ -19,8 +20,9 @@ static float frand(void) {
 
 static int failures;
 
-static void one(int CO, int mult, int IH, int IW, int K, int SH, int SW, int P, int D, int act) {
-  const int CI = CO / mult, OH = (IH + 2 * P - D * (K - 1) - 1) / SH + 1, OW = (IW + 2 * P - D * (K - 1) - 1) / SW + 1;
+/* PH rows of zero padding above and below, PW columns left and right */
+static void one2(int CO, int mult, int IH, int IW, int K, int SH, int SW, int PH, int PW, int D, int act) {
+  const int CI = CO / mult, OH = (IH + 2 * PH - D * (K - 1) - 1) / SH + 1, OW = (IW + 2 * PW - D * (K - 1) - 1) / SW + 1;
   const long IHW = (long)IH * IW, OHW = (long)OH * OW;
   float *x = calloc((size_t)(CI * IHW), sizeof(float)), *w = calloc((size_t)(CO * K * K), sizeof(float));
   float *y = calloc((size_t)(CO * OHW), sizeof(float)), *r = calloc((size_t)(CO * OHW), sizeof(float));
@@ -38,14 +40,14 @@ static void one(int CO, int mult, int IH, int IW, int K, int SH, int SW, int P, 
   e.act = act;
   e.alpha = -0.3f;
   e.beta = 0.4f;
-  onnxc_dw2d(CO, mult, x, IH, IW, w, K, K, SH, SW, P, P, D, D, y, OH, OW, &e);
+  onnxc_dw2d(CO, mult, x, IH, IW, w, K, K, SH, SW, PH, PW, D, D, y, OH, OW, &e);
   for (oc = 0; oc < CO; oc++)
     for (oh = 0; oh < OH; oh++)
       for (ow = 0; ow < OW; ow++) {
         double s = 0, mag = 1, g = y[oc * OHW + oh * OW + ow];
         for (kh = 0; kh < K; kh++)
           for (kw = 0; kw < K; kw++) {
-            const int ih = oh * SH - P + kh * D, iw = ow * SW - P + kw * D;
+            const int ih = oh * SH - PH + kh * D, iw = ow * SW - PW + kw * D;
             if (ih >= 0 && ih < IH && iw >= 0 && iw < IW) {
               s += (double)w[(oc * K + kh) * K + kw] * x[(oc / mult) * IHW + ih * IW + iw];
               mag += fabs(s);
@@ -55,13 +57,17 @@ static void one(int CO, int mult, int IH, int IW, int K, int SH, int SW, int P, 
         if (act == ONNXC_ACT_RELU) s = s > 0 ? s : 0;
         if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
         if (!(fabs(g - s) <= 1e-5 * mag)) {
-          printf("FAIL dw2d CO=%d mult=%d %dx%d K=%d stride %d,%d pad %d dil %d at (%d,%d,%d): got %.9g, want %.9g\n", CO,
-                 mult, IH, IW, K, SH, SW, P, D, oc, oh, ow, g, s);
+          printf("FAIL dw2d CO=%d mult=%d %dx%d K=%d stride %d,%d pad %d,%d dil %d at (%d,%d,%d): got %.9g, want %.9g\n",
+                 CO, mult, IH, IW, K, SH, SW, PH, PW, D, oc, oh, ow, g, s);
           failures++;
           oc = CO, oh = OH, ow = OW;
         }
       }
   free(x), free(w), free(y), free(r);
+}
+
+static void one(int CO, int mult, int IH, int IW, int K, int SH, int SW, int P, int D, int act) {
+  one2(CO, mult, IH, IW, K, SH, SW, P, P, D, act);
 }
 
 /* onnxc_conv_same: a "same" stride-1 convolution, weights packed like onnxc_pack_a */
@@ -124,6 +130,14 @@ int main(void) {
           one(3, 1, dims[hi], dims[wi], 3, 1 + (s & 1), 1 + (s >> 1), p, 1, p == 1 ? ONNXC_ACT_RELU : ONNXC_ACT_CLIP);
           cases++;
         }
+  /* the bands of a DwBlock: rows given explicitly (no vertical padding), "same" across */
+  for (hi = 0; hi < nd; hi++)
+    for (s = 1; s <= 2; s++) {
+      one2(5, 1, 2 * s + 1, dims[hi] + 2, 3, s, s, 0, 1, 1, ONNXC_ACT_CLIP);
+      one2(5, 1, 4 * s + 1, dims[hi] + 12, 3, s, s, 0, 1, 1, ONNXC_ACT_RELU);
+      one2(3, 1, 3 * s + 3, dims[hi] + 30, 5, s, s, 0, 2, 1, ONNXC_ACT_NONE);
+      cases += 3;
+    }
   for (hi = 4; hi < nd; hi++) {
     one(4, 2, dims[hi], dims[hi] + 3, 3, 2, 2, 1, 1, ONNXC_ACT_RELU);
     one(2, 1, dims[hi], dims[hi], 5, 1, 1, 2, 1, ONNXC_ACT_NONE);

@@ -1,7 +1,8 @@
 /* test_gemm.c: the matrix-product templates (templates/gemm.h) against a double-precision
    reference, on whichever path the compiler's target selects (portable C, AVX2, AVX-512 or
    NEON).  Shapes cover partial row panels, ragged right edges, every strip width of the
-   micro-kernels, more than one k block (ONNXC_KC), M = 1 (GEMV) and the GEMV strip layout;
+   micro-kernels, more than one k block (ONNXC_KC), M = 1 (GEMV), the GEMV strip layout and the
+   channels-in-lanes product (onnxc_sgemm_t: partial 48-row panels, every tile width 1..8);
    epilogues: bias per row / per column, residual, each activation.  Prints one line per
    failure and exits non-zero on any.  Built for the host and, under qemu, for AArch64. */
 #include <stdio.h>
@@ -91,6 +92,17 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
     for (k = 0; k < K; k++) P[(long)k * M + m] = A[m * K + k];
   onnxc_sgemm_a(M, N, K, P, 1, M, B, N, C, ldc, &e);
   check("sgemm_a", M, N, K, act, C, ldc, want, mag);
+  {
+    /* channels in lanes: A^T in panels of 48 rows over all k (W_TPANELS) */
+    const int Mq = (M + 47) / 48 * 48;
+    float *Q = calloc((size_t)Mq * (size_t)K, sizeof(float));
+    for (m = 0; m < M; m++)
+      for (k = 0; k < K; k++) Q[(long)(m / 48) * 48 * K + 48L * k + m % 48] = A[m * K + k];
+    for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
+    onnxc_sgemm_t(M, N, K, Q, B, N, C, ldc, &e);
+    check("sgemm_t", M, N, K, act, C, ldc, want, mag);
+    free(Q);
+  }
   if (M == 1 && bias_mode != 1) {
     /* the GEMV strip layout */
     for (s = 0; s * 128 < N; s++) {
@@ -106,7 +118,7 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
 }
 
 int main(void) {
-  static const int Ms[] = {1, 3, 8, 9, 17, 24};
+  static const int Ms[] = {1, 3, 8, 9, 17, 24, 47, 48, 49, 100};
   static const int Ns[] = {1, 3, 4, 5, 8, 11, 12, 13, 16, 24, 25, 47, 48, 49, 100, 131, 300};
   static const int Ks[] = {1, 7, 128, 129, 300};
   int mi, ni, ki, act, cases = 0;
