@@ -610,7 +610,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const float *restrict xr = xc + xo;");
     ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
     if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
-    else if (g->s[l] == 2) {
+    else if (g->s[l] == 2 && OW >= 16) { /* narrower rows: the plain loop costs less than the call */
       ep(e, "onnxc_gather_s2(cr + ow, xr + ow * 2 + off, hi - ow);");
       ep(e, "ow = hi;");
     } else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
