@@ -726,6 +726,42 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_t(int M, int N, int K, const float *Q
     }
 }
 
+/* y[0..n) = softmax(x[0..n)) for a float row: max and exp-sum in vector lanes (onnxc_exp16,
+   relative error ~2 ulp; the sum in 16 partial sums).  Returns 0, with y partly written, when
+   the row needs the caller's scalar form: a NaN or an infinity makes some x - max unordered (or
+   not a vector target). */
+ONNXC_MAYBE_UNUSED static int onnxc_softmax_row(const float *x, float *y, int n) {
+#if defined(ONNXC_AVX512)
+  __m512 mv = _mm512_set1_ps(-INFINITY), sv = _mm512_setzero_ps(), m, s;
+  __mmask16 bad = 0;
+  int j;
+  for (j = 0; j < n; j += 16) {
+    const __mmask16 k = ONNXC_MASK16(n - j);
+    mv = _mm512_mask_max_ps(mv, k, mv, _mm512_maskz_loadu_ps(k, x + j));
+  }
+  m = _mm512_set1_ps(_mm512_reduce_max_ps(mv));
+  for (j = 0; j < n; j += 16) {
+    const __mmask16 k = ONNXC_MASK16(n - j);
+    const __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), m), t = onnxc_exp16(d);
+    bad |= _mm512_mask_cmp_ps_mask(k, d, d, _CMP_UNORD_Q);
+    sv = _mm512_mask_add_ps(sv, k, sv, t);
+    _mm512_mask_storeu_ps(y + j, k, t);
+  }
+  if (bad) return 0;
+  s = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sv));
+  for (j = 0; j < n; j += 16) {
+    const __mmask16 k = ONNXC_MASK16(n - j);
+    _mm512_mask_storeu_ps(y + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + j), s));
+  }
+  return 1;
+#else
+  (void)x;
+  (void)y;
+  (void)n;
+  return 0;
+#endif
+}
+
 /* The GEMV strip layout of a constant K x N matrix B (batch-1 fully connected layers and 1x1
    convolutions of 1x1 planes; optimize.c packs it): columns in strips of 128, strip s (width
    ws = min(128, N - 128 s)) stored row after row from P + 128 s K, B[k][128 s + j] at

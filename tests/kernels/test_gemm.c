@@ -3,6 +3,7 @@
    NEON).  Shapes cover partial row panels, ragged right edges, every strip width of the
    micro-kernels, more than one k block (ONNXC_KC), M = 1 (GEMV), the GEMV strip layout and the
    channels-in-lanes product (onnxc_sgemm_t: partial 48-row panels, every tile width 1..8);
+   onnxc_softmax_row on finite rows and its refusal of rows with NaN or infinities;
    epilogues: bias per row / per column, residual, each activation.  Prints one line per
    failure and exits non-zero on any.  Built for the host and, under qemu, for AArch64. */
 #include <stdio.h>
@@ -117,6 +118,33 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
   free(A), free(B), free(P), free(C), free(R), free(bias), free(S), free(want), free(mag);
 }
 
+/* onnxc_softmax_row: a double reference on finite rows (on vector targets), and declining (0)
+   wherever a NaN or an infinity is in the row, where the caller's scalar form takes over */
+static int softmax_rows(void) {
+  float x[100], y[100];
+  int n, i, cases = 0;
+  for (n = 1; n <= 100; n += 11) {
+    double m = -1e30, s = 0;
+    for (i = 0; i < n; i++) x[i] = 8.0f * frand(), m = x[i] > m ? x[i] : m;
+    for (i = 0; i < n; i++) s += exp((double)x[i] - m);
+    if (onnxc_softmax_row(x, y, n))
+      for (i = 0; i < n; i++)
+        if (!(fabs(y[i] - exp((double)x[i] - m) / s) <= 1e-6)) {
+          printf("FAIL softmax_row n=%d at %d: got %.9g, want %.9g\n", n, i, y[i], exp((double)x[i] - m) / s);
+          failures++;
+          break;
+        }
+    x[n / 2] = NAN;
+    if (onnxc_softmax_row(x, y, n)) printf("FAIL softmax_row n=%d: took a row with a NaN\n", n), failures++;
+    x[n / 2] = INFINITY;
+    if (onnxc_softmax_row(x, y, n)) printf("FAIL softmax_row n=%d: took a row with +inf\n", n), failures++;
+    for (i = 0; i < n; i++) x[i] = -INFINITY;
+    if (onnxc_softmax_row(x, y, n)) printf("FAIL softmax_row n=%d: took a row of -inf\n", n), failures++;
+    cases += 4;
+  }
+  return cases;
+}
+
 int main(void) {
   static const int Ms[] = {1, 3, 8, 9, 17, 24, 47, 48, 49, 100};
   static const int Ns[] = {1, 3, 4, 5, 8, 11, 12, 13, 16, 24, 25, 47, 48, 49, 100, 131, 300};
@@ -137,6 +165,7 @@ int main(void) {
     one(1, 131, 40, 2, 1, act);
     cases += 3;
   }
+  cases += softmax_rows();
   printf("%d cases, %d failures (MR %d, NR %d)\n", cases, failures, ONNXC_MR, ONNXC_NR);
   return failures != 0;
 }
