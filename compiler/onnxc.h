@@ -441,7 +441,7 @@ void recompute_forward(Ctx *ctx, Graph *g, int n_fwd);
 /*
  * A string element is a `const char *` (onnxc_string) to NUL-terminated UTF-8; constant
  * strings are char* arrays in Value.data.  Strings made at run time live in the string heap
- * at the end of the arena (templates/strings.h).
+ * at the end of the arena (templates/text.h).
  */
 /* Before a node's shape rule: string inputs (or Cast to string) reach only rows with
    OPF_STRINGS; Equal, Cast, CastLike and Identity of strings are redirected to this file's

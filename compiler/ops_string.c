@@ -21,7 +21,7 @@
  * CastLike and Identity of strings are redirected to this file's forms of them.
  *
  * RegexFullMatch compiles its RE2 pattern at compile time: a recursive-descent parser builds
- * a small tree, which becomes a program for the Pike VM of templates/strings.h (a thread list
+ * a small tree, which becomes a program for the Pike VM of templates/text.h (a thread list
  * per position, no backtracking, time linear in the text for a given pattern).  Counted
  * repetitions are unrolled (RE2's limit of 1000 applies).  What RE2 accepts but this does
  * not (\p classes, case folding beyond ASCII, \C) is a compile error.
@@ -91,7 +91,7 @@ static void concat_body(Emit *e, void *arg) {
 }
 
 static void concat_emit(Emit *e, Node *n) {
-  emit_use_template(e, "strings");
+  emit_use_template(e, "text");
   const Value *ins[2] = {n->inputs[0], n->inputs[1]};
   emit_broadcast_loops(e, n->outputs[0], ins, 2, concat_body, NULL);
   ep(e, "return ONNXC_OK;");
@@ -133,7 +133,7 @@ static void split_emit(Emit *e, Node *n) {
   const SplitInfo *si = n->priv;
   Value *x = n->inputs[0], *y = node_out(n, 0);
   int64_t N = value_numel(x);
-  emit_use_template(e, "strings");
+  emit_use_template(e, "text");
   ep(e, "static const char d_[] = %s;", c_str_lit(e, si->delim));
   ep(e, "long long i, mx = 0;");
   ep(e, "onnxc_split_it it;");
@@ -210,7 +210,7 @@ static void norm_infer(Ctx *ctx, Node *n) {
 static void norm_emit(Emit *e, Node *n) {
   const NormInfo *ni = n->priv;
   Value *y = n->outputs[0];
-  emit_use_template(e, "strings");
+  emit_use_template(e, "text");
   if (ni->n_stop) {
     ep(e, "static const onnxc_string sw[%d] = {", ni->n_stop);
     for (int k = 0; k < ni->n_stop; k++) ep(e, "  %s,", c_str_lit(e, ni->stop[k]));
@@ -242,7 +242,7 @@ static void norm_emit(Emit *e, Node *n) {
 /* ---- RegexFullMatch: the pattern compiler --------------------------------------------------- */
 
 enum { RE_EMPTY, RE_LIT, RE_CLASS, RE_ANY, RE_ANYNL, RE_ASSERT, RE_CAT, RE_ALT, RE_REP };
-/* the VM's opcodes (templates/strings.h) */
+/* the VM's opcodes (templates/text.h) */
 enum { OP_CHAR = 0, OP_ANY = 1, OP_ANYNL = 2, OP_CLASS = 3, OP_SPLIT = 4, OP_JMP = 5, OP_BOT = 6, OP_EOT = 7,
        OP_BOL = 8, OP_EOL = 9, OP_WORDB = 10, OP_NWORDB = 11, OP_MATCH = 12 };
 
@@ -802,7 +802,7 @@ static void regex_emit(Emit *e, Node *n) {
   const ReProg *pg = n->priv;
   int64_t N = value_numel(n->inputs[0]);
   if (N == 0) return;
-  emit_use_template(e, "strings");
+  emit_use_template(e, "text");
   ep(e, "static const int32_t prog[%d] = {", 3 * pg->n);
   for (int i = 0; i < pg->n; i++) ep(e, "  %d, %d, %d,", pg->ins[3 * i], pg->ins[3 * i + 1], pg->ins[3 * i + 2]);
   ep(e, "};");
@@ -983,7 +983,7 @@ static void le_emit(Emit *e, Node *n) {
   int64_t N = value_numel(x);
   if (N == 0) return;
   int kt = li->keys->dtype;
-  if (kt == DT_STRING) emit_use_template(e, "strings");
+  if (kt == DT_STRING) emit_use_template(e, "text");
   le_table(e, "keys", li->keys, li->n);
   le_table(e, "vals", li->vals, li->n + (li->nan_at >= 0));
   ep(e, "const %s dflt = %s;", c_type(li->dflt->dtype), le_lit(e, li->dflt, 0));
@@ -1026,7 +1026,7 @@ static void sequal_body(Emit *e, void *arg) {
 }
 
 static void sequal_emit(Emit *e, Node *n) {
-  emit_use_template(e, "strings");
+  emit_use_template(e, "text");
   const Value *ins[2] = {n->inputs[0], n->inputs[1]};
   emit_broadcast_loops(e, n->outputs[0], ins, 2, sequal_body, NULL);
 }
@@ -1123,7 +1123,7 @@ static void scast_emit(Emit *e, Node *n) {
     sid_emit(e, n);
     return;
   }
-  emit_use_template(e, "strings");
+  emit_use_template(e, "text");
   if (N == 0) {
     ep(e, "return ONNXC_OK;");
     return;

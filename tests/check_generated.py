@@ -54,7 +54,7 @@ def main():
             shutil.rmtree(d)
             if rc == 0:
                 conf.append(m)
-    # string tensors (templates/strings.h: heap, UTF-8, regex VM, number <-> text) on every target
+    # string tensors (templates/text.h: heap, UTF-8, regex VM, number <-> text) on every target
     strings = [os.path.join(args.build, "onnx-data", "node", c, "model.onnx")
                for c in ("test_string_concat", "test_string_split_maxsplit", "test_strnormalizer_export_monday_casesensintive_upper",
                          "test_regex_full_match_email_domain", "test_equal_string", "test_ai_onnx_ml_label_encoder_tensor_mapping")]

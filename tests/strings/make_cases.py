@@ -84,7 +84,7 @@ def regex_case():
 
 
 def ours(c, up):
-    """The one-to-one case pairs StringNormalizer maps (templates/strings.h), from Python's."""
+    """The one-to-one case pairs StringNormalizer maps (templates/text.h), from Python's."""
     o = ord(c)
     if not (o < 0x80 or o == 0xB5 or 0xC0 <= o <= 0x17F or 0x386 <= o <= 0x3CE or 0x400 <= o <= 0x45F):
         return c
