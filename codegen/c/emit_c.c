@@ -1031,7 +1031,7 @@ void emit_tensor_infos(Buf *cb, PtrVec *vs, const char *P, const char *tag, cons
       else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(cb, "\\%03o", (unsigned char)*p);
       else buf_put(cb, p, 1);
     }
-    buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, tag, i);
+    buf_printf(cb, "\", %d, %d, %s_%s%d_dims, 0, 0, 0},\n", v->dtype, v->rank, P, tag, i);
   }
   buf_puts(cb, "};\n");
 }
