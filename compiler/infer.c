@@ -118,7 +118,7 @@ void infer_visit(Ctx *ctx, Node *n) {
 void infer_and_fold(Ctx *ctx, Graph *g) {
   Graph *saved = ctx->cur_graph;
   ctx->cur_graph = g;
-  /* a node made by an earlier node's rule may come inferred */
+  /* nodes may be spliced in after the one being visited (unroll.c); they come inferred */
   for (int i = 0; i < g->nodes.n; i++) {
     Node *n = g->nodes.v[i];
     if (!n->inferred) infer_visit(ctx, n);

@@ -508,6 +508,17 @@ void flatten_outputs(Ctx *ctx, Graph *g);
 void opt_copy(Ctx *ctx, Node *n, Value *opt, bool must, Value *y);
 bool is_opt_copy(const Node *n);
 
+/* ---- unroll.c: subgraphs spliced into their owner's graph --------------------------------- */
+
+/* A fresh, un-inferred copy of subgraph `sub` whose parent is `parent` (nested subgraphs
+   copied too; values of enclosing graphs are shared). */
+Graph *graph_clone(Ctx *ctx, Graph *sub, Graph *parent);
+/* Loop (ops_control.c): unrolls n into ctx->cur_graph when its trip count and condition are
+   known at compile time; fails with one line otherwise. */
+void loop_unroll(Ctx *ctx, Node *n, Graph *body, const char *why);
+/* SequenceMap: the body once per item, spliced in. */
+void sequence_map_infer(Ctx *ctx, Node *n);
+
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);

@@ -16,10 +16,14 @@
  *         carried outputs are copied back into them (memmove: an output may be its input), scan
  *         outputs are appended to Y.  The trip count M must be known at compile time when
  *         there are scan outputs; when the loop may stop early on its condition, the scan
- *         outputs are data-dependent (bound M) and report their actual dims.
+ *         outputs are data-dependent (bound M) and report their actual dims.  A body whose
+ *         form changes per iteration (carried sequences, shapes computed from the iteration
+ *         number) is unrolled instead when M and the condition are constants (unroll.c): the
+ *         run-time form is tried on a copy of the body first.
  *   Scan: slices of the scan inputs along their axes are copied into the body's input slots,
  *         and the body's scan outputs are copied into the stacked outputs.
  */
+#include <setjmp.h>
 #include <string.h>
 
 #include "onnxc.h"
@@ -293,7 +297,42 @@ static void loop_infer_runtime(Ctx *ctx, Node *n, Graph *body) {
   n->priv = li;
 }
 
-static void loop_infer(Ctx *ctx, Node *n) { loop_infer_runtime(ctx, n, graph_attr(ctx, n, "body")); }
+/* A run-time loop when the body allows one; otherwise (or when it carries or reads sequences
+   and optionals, whose structure is resolved at compile time) the Loop is unrolled. */
+static void loop_infer(Ctx *ctx, Node *n) {
+  Attr *a = (Attr *)node_attr(n, "body");
+  if (!a || !a->g) fail_node(ctx, n, "missing graph attribute 'body'");
+  Graph *body = a->g;
+  for (int k = 2; k < n->n_inputs; k++)
+    if (value_is_structured(n->inputs[k])) {
+      loop_unroll(ctx, n, body, k < n->n_explicit ? "it carries a sequence or an optional" : "its body reads a sequence or an optional");
+      return;
+    }
+  Value *m = node_in(n, 0);
+  if (m && !m->data) { /* (which asks for M) */
+    loop_infer_runtime(ctx, n, body);
+    return;
+  }
+  /* try the run-time form on a copy of the body (inference rewrites what it visits) */
+  Graph *probe = graph_clone(ctx, body, body->parent);
+  Graph *cur = ctx->cur_graph;
+  jmp_buf saved;
+  memcpy(saved, ctx->fail_jmp, sizeof saved);
+  if (!setjmp(ctx->fail_jmp)) {
+    a->g = probe;
+    loop_infer_runtime(ctx, n, probe);
+    memcpy(ctx->fail_jmp, saved, sizeof saved);
+    return;
+  }
+  memcpy(ctx->fail_jmp, saved, sizeof saved);
+  ctx->cur_graph = cur;
+  a->g = body;
+  /* why, without the "onnxc: error: FILE: " of the message */
+  size_t skip = strlen("onnxc: error: ") + strlen(ctx->file) + 2;
+  const char *why = arena_printf(&ctx->arena, "its body has no single static form for every iteration (%s)",
+                                 strlen(ctx->err) > skip ? ctx->err + skip : ctx->err);
+  loop_unroll(ctx, n, body, why);
+}
 
 static int64_t loop_scratch(Ctx *ctx, Node *n) { return prepare_body(ctx, graph_attr(ctx, n, "body")); }
 

@@ -9,7 +9,8 @@
  * ConcatFromSequence a concatenation of the items, and SplitToSequence a split whose outputs
  * are the items.  Positions must be compile-time constants.  Sequence graph inputs have a
  * length and item shapes fixed at compile time (--seq-input), sequence graph outputs are
- * flattened into their items (ports.c).
+ * flattened into their items (ports.c); SequenceMap splices its body in once per item
+ * (unroll.c).
  *
  * Optionals (ONNX 15+) are an OptInfo: a presence flag, constant or computed at run time (an
  * optional graph input, an If choosing between an empty and a full one), and the tensor or
@@ -334,8 +335,8 @@ static void get_element_infer(Ctx *ctx, Node *n) {
 
 bool op_takes_sequences(const Node *n) {
   static const char *const ops[] = {"SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
-                                    "ConcatFromSequence", "Optional", "OptionalHasElement",
-                                    "OptionalGetElement", NULL};
+                                    "ConcatFromSequence", "SequenceMap", "Optional", "OptionalHasElement",
+                                    "OptionalGetElement", "Loop", NULL};
   if (*n->domain) return false;
   for (int i = 0; ops[i]; i++)
     if (!strcmp(n->op_type, ops[i])) return true;
@@ -355,5 +356,6 @@ static const OpDef sequence_rows[] = {
     {"Optional", "", 15, ONNXC_MAX_OPSET, 0, optional_infer, NULL, nocode_emit, NULL, "tensors, sequences", NULL},
     {"OptionalHasElement", "", 15, ONNXC_MAX_OPSET, 0, has_element_infer, NULL, nocode_emit, NULL, "optionals, tensors, sequences", NULL},
     {"OptionalGetElement", "", 15, ONNXC_MAX_OPSET, 0, get_element_infer, NULL, NULL, NULL, "optionals, tensors, sequences", NULL},
+    {"SequenceMap", "", 17, ONNXC_MAX_OPSET, 0, sequence_map_infer, NULL, nocode_emit, NULL, ANY, NULL},
 };
 OPS_FAMILY(sequence);

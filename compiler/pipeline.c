@@ -3,7 +3,8 @@
  *
  *   load_onnx        protobuf -> IR, checks of files, tensors, opsets; inlines functions
  *   graph_verify     names defined, single producers, acyclic; topological order
- *   infer_and_fold   shape/type of every value; constant folding
+ *   infer_and_fold   shape/type of every value; constant folding (Loops whose body changes
+ *                    form per iteration are unrolled on the way: unroll.c)
  *   flatten_outputs  sequence and optional outputs become tensors grouped in ports (ports.c)
  *   autodiff         --gradients only: loss and gradient graph (autodiff.c); with
  *                    --recompute, cheap forward values recomputed (recompute.c) -- planned
