@@ -746,11 +746,11 @@ void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n);
 /* Writes net.c and net.h. */
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);
 /* codegen/c/emit_ports.c: for a model with sequence or optional inputs/outputs, the typed
-   entry's parameters (one per port), and -- after run_impl, whose flat parameters are named
-   in_flat / out_flat -- run_ports, NET_run, the descriptors and NET_model. */
+   entry's parameters (one per port), and -- after run_impl, which takes the flat tensors --
+   run_ports, NET_run, the descriptors and NET_model. */
 void emit_port_prototype(Ctx *ctx, Graph *g, Buf *b, Port *in_ports, int n_in, Port *out_ports, int n_out);
 void emit_port_entries(Ctx *ctx, Graph *g, Buf *cb, const char *P, const char *UP, Port *in_ports, int n_in,
-                       Port *out_ports, int n_out, const char *const *in_flat, const char *const *out_flat);
+                       Port *out_ports, int n_out);
 
 /* Several graphs in one C file (--train).  emit_multi_begin writes templates/common.h into
    e->out; emit_graph_impl then adds g's constants, node functions (names unique across the

@@ -1026,7 +1026,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   ep(&e, "return ONNXC_OK;");
   buf_puts(cb, "}\n\n");
   if (ports) {
-    emit_port_entries(ctx, g, cb, P, UP, in_ports, n_in_ports, out_ports, n_out_ports, nm.in, nm.out);
+    emit_port_entries(ctx, g, cb, P, UP, in_ports, n_in_ports, out_ports, n_out_ports);
     buf_free(protob);
     buf_free(paramsb);
     buf_free(argsb);

@@ -24,7 +24,6 @@ typedef struct PortSide {
   Port *ports;
   int n;
   PtrVec *flat;
-  const char *const *flat_names;  /* run_impl's parameter names of the flat values */
   const char **names;             /* the port parameters' names */
   bool out;
 } PortSide;
@@ -116,11 +115,11 @@ static const char *flat_arg(Emit *e, const PortSide *s, int i, int j) {
 }
 
 void emit_port_entries(Ctx *ctx, Graph *g, Buf *cb, const char *P, const char *UP, Port *in_ports, int n_in,
-                       Port *out_ports, int n_out, const char *const *in_flat, const char *const *out_flat) {
+                       Port *out_ports, int n_out) {
   Arena *a = &ctx->arena;
   Emit e = {.ctx = ctx, .out = cb};
-  PortSide in = {in_ports, n_in, &g->inputs, in_flat, NULL, false};
-  PortSide out = {out_ports, n_out, &g->outputs, out_flat, NULL, true};
+  PortSide in = {in_ports, n_in, &g->inputs, NULL, false};
+  PortSide out = {out_ports, n_out, &g->outputs, NULL, true};
   in.names = arena_alloc(a, sizeof(char *) * (size_t)(n_in + 1));
   out.names = arena_alloc(a, sizeof(char *) * (size_t)(n_out + 1));
   for (int i = 0; i < n_in; i++) in.names[i] = arena_printf(a, "in%d_%s", i, c_ident(a, in_ports[i].name, 32));
@@ -279,8 +278,8 @@ void emit_port_entries(Ctx *ctx, Graph *g, Buf *cb, const char *P, const char *U
 
 void emit_port_prototype(Ctx *ctx, Graph *g, Buf *b, Port *in_ports, int n_in, Port *out_ports, int n_out) {
   Arena *a = &ctx->arena;
-  PortSide in = {in_ports, n_in, &g->inputs, NULL, NULL, false};
-  PortSide out = {out_ports, n_out, &g->outputs, NULL, NULL, true};
+  PortSide in = {in_ports, n_in, &g->inputs, NULL, false};
+  PortSide out = {out_ports, n_out, &g->outputs, NULL, true};
   in.names = arena_alloc(a, sizeof(char *) * (size_t)(n_in + 1));
   out.names = arena_alloc(a, sizeof(char *) * (size_t)(n_out + 1));
   for (int i = 0; i < n_in; i++) in.names[i] = arena_printf(a, "in%d_%s", i, c_ident(a, in_ports[i].name, 32));
