@@ -1040,6 +1040,8 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
   /* 4. outputs: loss, then one gradient per trainable initializer */
   for (int i = 0; i < g->outputs.n; i++) ((Value *)g->outputs.v[i])->is_output = false;
   g->outputs.n = 0;
+  g->out_ports = NULL; /* plain tensors from here */
+  g->n_out_ports = 0;
   vec_push(&ctx->arena, &g->outputs, loss);
   loss->is_output = true;
   for (int i = 0; i < g->inits.n; i++) {

@@ -53,18 +53,19 @@ static void check_small_types(Ctx *ctx, Node *n) {
 
 void infer_node(Ctx *ctx, Node *n) {
   bool seq_in = false;
-  for (int k = 0; k < n->n_inputs; k++)
-    if (n->inputs[k] && n->inputs[k]->seq) seq_in = true;
+  for (int k = 0; k < n->n_explicit && k < n->n_inputs; k++)
+    if (value_is_structured(n->inputs[k])) seq_in = true;
   if (seq_in && !strcmp(n->op_type, "Identity") && !*n->domain && n->outputs[0]) {
-    /* a sequence passed through: the same items */
-    Value *y = n->outputs[0];
-    y->seq = n->inputs[0]->seq;
-    value_set_shape(y, n->inputs[0]->dtype, 0, NULL);
+    /* a sequence or an optional passed through: the same items, flag and content */
+    Value *y = n->outputs[0], *x = n->inputs[0];
+    y->seq = x->seq;
+    y->opt = x->opt;
+    value_set_shape(y, x->dtype, 0, NULL);
     n->def = op_lookup("", "Identity", n->opset);
     return;
   }
   if (seq_in && !op_takes_sequences(n))
-    fail_node(ctx, n, "sequence inputs are not supported by this op");
+    fail_node(ctx, n, "sequence and optional inputs are not supported by this op");
   resolve_op(ctx, n);
   check_small_types(ctx, n);
   for (int k = 0; k < n->n_inputs; k++) {
@@ -105,19 +106,29 @@ void infer_node(Ctx *ctx, Node *n) {
   }
 }
 
+void infer_visit(Ctx *ctx, Node *n) {
+  for (int k = 0; k < n->n_inputs; k++)
+    if (n->inputs[k] && n->inputs[k]->dynamic && !n->inputs[k]->data)
+      fail_node(ctx, n, "input '%s' has a data-dependent shape; onnxc supports those only as graph outputs",
+                n->inputs[k]->name);
+  n->inferred = true;
+  infer_node(ctx, n);
+}
+
 void infer_and_fold(Ctx *ctx, Graph *g) {
+  Graph *saved = ctx->cur_graph;
+  ctx->cur_graph = g;
+  /* nodes may be spliced in after the one being visited (unroll.c); they come inferred */
   for (int i = 0; i < g->nodes.n; i++) {
     Node *n = g->nodes.v[i];
-    for (int k = 0; k < n->n_inputs; k++)
-      if (n->inputs[k] && n->inputs[k]->dynamic && !n->inputs[k]->data)
-        fail_node(ctx, n, "input '%s' has a data-dependent shape; onnxc supports those only as graph outputs",
-                  n->inputs[k]->name);
-    infer_node(ctx, n);
+    if (!n->inferred) infer_visit(ctx, n);
   }
+  for (int i = 0; i < g->nodes.n; i++) ((Node *)g->nodes.v[i])->id = i;
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
     if (!v->typed) fail(ctx, "graph output '%s' has no known shape", v->name);
   }
+  ctx->cur_graph = saved;
 }
 
 /* Dead-code removal: a node is live when one of its outputs is a graph output or feeds a live

@@ -310,20 +310,41 @@ static Value *upstream_graph_input(Ctx *ctx, Value *v, int *budget) {
   return NULL;
 }
 
-Value *node_const_in(Ctx *ctx, const Node *n, int i, const char *what) {
+Value *node_const_in_why(Ctx *ctx, const Node *n, int i, const char *what, const char *why) {
   Value *v = node_in(n, i);
   if (!v) fail_node(ctx, n, "missing input %d (%s)", i, what);
   int budget = 10000;
   Value *src = v->data || v->kind == VAL_INPUT ? NULL : upstream_graph_input(ctx, v, &budget);
+  const char *pre = why ? why : "", *sep = why ? " " : "";
+  if (v->kind == VAL_INPUT && !v->data && !value_is_local(ctx->graph, v))
+    fail_node(ctx, n, "%s%sinput '%s' (%s) must be known at compile time; it is an input of the subgraph", pre, sep,
+              v->name, what);
   if (src)
     fail_node(ctx, n,
-              "input '%s' (%s) must be known at compile time; it is computed at run time from graph "
+              "%s%sinput '%s' (%s) must be known at compile time; it is computed at run time from graph "
               "input '%s' (bind it with --const-input %s=FILE.pb)",
-              v->name, what, src->name, src->name);
+              pre, sep, v->name, what, src->name, src->name);
   if (!v->data)
     fail_node(ctx, n,
-              "input '%s' (%s) must be known at compile time; it is computed at run time "
+              "%s%sinput '%s' (%s) must be known at compile time; it is computed at run time "
               "(bind it with --const-input %s=FILE.pb)",
-              v->name, what, v->name);
+              pre, sep, v->name, what, v->name);
   return v;
+}
+
+Value *node_const_in(Ctx *ctx, const Node *n, int i, const char *what) {
+  return node_const_in_why(ctx, n, i, what, NULL);
+}
+
+void node_refresh_hidden(Ctx *ctx, Node *n) {
+  PtrVec fv = {0}, keep = {0};
+  for (int k = 0; k < n->n_attrs; k++)
+    if (n->attrs[k].g) subgraph_free_values(ctx, n->attrs[k].g, &fv);
+  for (int k = 0; k < fv.n; k++)
+    if (!value_is_structured(fv.v[k])) vec_push(&ctx->arena, &keep, fv.v[k]);
+  Value **ins = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_explicit + keep.n + 1));
+  for (int k = 0; k < n->n_explicit; k++) ins[k] = n->inputs[k];
+  for (int k = 0; k < keep.n; k++) ins[n->n_explicit + k] = keep.v[k];
+  n->inputs = ins;
+  n->n_inputs = n->n_explicit + keep.n;
 }

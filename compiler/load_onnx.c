@@ -9,7 +9,9 @@
  *     the dims (for int4/uint4/float4e2m1 and int2/uint2 against the packed size: raw_data and
  *     int32_data both hold the packed bytes, low bits first);
  *   - graph inputs that are not initializers become VAL_INPUT values with static shapes
- *     (symbolic dims must be bound with --dim NAME=VALUE);
+ *     (symbolic dims must be bound with --dim NAME=VALUE); a sequence or optional input becomes
+ *     a structured Value over flat VAL_INPUT tensors (its items from --seq-input, its flag),
+ *     grouped into a port (ports.c);
  *   - nodes are created with their attributes (subgraphs load recursively);
  *   - calls of model-local functions (FunctionProto) are expanded while loading: the body's
  *     nodes join the graph with internal names prefixed by the call node's name, formal
@@ -201,6 +203,10 @@ void load_tensor_file(Ctx *ctx, const char *path, Value *v) {
 
 /* --- graphs ------------------------------------------------------------------------------ */
 
+static bool is_tensor_type(const Onnx__TypeProto *tp) {
+  return tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type;
+}
+
 static int64_t dim_param_value(Ctx *ctx, const char *param, const char *input) {
   for (int i = 0; i < ctx->n_dim_params; i++)
     if (strcmp(ctx->dim_params[i].name, param) == 0) return ctx->dim_params[i].value;
@@ -208,13 +214,8 @@ static int64_t dim_param_value(Ctx *ctx, const char *param, const char *input) {
        param, param);
 }
 
-static void load_value_info(Ctx *ctx, const Onnx__ValueInfoProto *vi, Value *v) {
-  const Onnx__TypeProto *tp = vi->type;
-  if (!tp) fail(ctx, "input '%s' has no type", v->name);
-  if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
-    fail(ctx, "input '%s' is not a tensor (sequence, map and optional inputs are not supported)",
-         v->name);
-  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+/* v's type and static shape from a tensor type (input `what`, for messages). */
+static void load_tensor_type(Ctx *ctx, const Onnx__TypeProto__Tensor *tt, Value *v) {
   v->dtype = tt->elem_type;
   if (!dtype_bits(v->dtype) || v->dtype == DT_COMPLEX64 || v->dtype == DT_COMPLEX128)
     fail(ctx, "input '%s' has element type %s (%d), which onnxc does not support", v->name,
@@ -234,6 +235,69 @@ static void load_value_info(Ctx *ctx, const Onnx__ValueInfoProto *vi, Value *v) 
       fail(ctx, "input '%s' has an unknown dimension %zu; onnxc needs static shapes", v->name, i);
   }
   set_dims(ctx, v, tt->shape->n_dim, dims, "input");
+}
+
+
+/* The item type a sequence type declares: element type (0: none), rank (-1: no shape) and
+   dims (-1: symbolic or unknown). */
+static void seq_item_decl(const Onnx__TypeProto *tp, int *dtype, int *rank, int64_t *dims) {
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  *dtype = tt->has_elem_type ? tt->elem_type : 0;
+  *rank = -1;
+  if (!tt->shape || tt->shape->n_dim > ONNXC_MAX_RANK) return;
+  *rank = (int)tt->shape->n_dim;
+  for (size_t i = 0; i < tt->shape->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? d->dim_value : -1;
+  }
+}
+
+/* A sequence of tensors: its items from --seq-input (ports.c). */
+static void load_sequence_input(Ctx *ctx, Graph *g, const Onnx__TypeProto *tp, Value *v, const char *name) {
+  const Onnx__TypeProto *et = tp->sequence_type ? tp->sequence_type->elem_type : NULL;
+  if (!is_tensor_type(et))
+    fail(ctx, "input '%s' is a sequence of %s; onnxc supports sequences of tensors", name,
+         et && et->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "sequences" : "non-tensors");
+  int dt, rank;
+  int64_t dims[ONNXC_MAX_RANK];
+  seq_item_decl(et, &dt, &rank, dims);
+  if (dt && (!dtype_bits(dt) || dt == DT_COMPLEX64 || dt == DT_COMPLEX128))
+    fail(ctx, "input '%s' has element type %s (%d), which onnxc does not support", name, dtype_name(dt), dt);
+  int item_dt;
+  v->seq = seq_input_items(ctx, g, name, dt, rank, dims, &item_dt);
+  v->kind = VAL_INPUT;
+  value_set_shape(v, item_dt, 0, NULL);
+}
+
+/* A top-level input of sequence or optional type: the structured Value v (nodes read it) and
+   its flat inputs (ports.c). */
+static void load_structured_input(Ctx *ctx, Graph *g, const Onnx__TypeProto *tp, Value *v) {
+  const char *name = v->name;
+  if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
+    load_sequence_input(ctx, g, tp, v, name);
+    return;
+  }
+  if (tp->value_case != ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE || !tp->optional_type || !tp->optional_type->elem_type)
+    fail(ctx, "input '%s' is not a tensor, a sequence or an optional (maps and sparse tensors are not supported)", name);
+  const Onnx__TypeProto *et = tp->optional_type->elem_type;
+  OptInfo *oi = arena_alloc(&ctx->arena, sizeof *oi);
+  oi->present = graph_new_value(ctx, g, arena_printf(&ctx->arena, "%s.has_value", name));
+  oi->present->kind = VAL_INPUT;
+  value_set_shape(oi->present, DT_BOOL, 0, NULL);
+  Value *c = graph_new_value(ctx, g, arena_printf(&ctx->arena, "%s.value", name));
+  c->kind = VAL_INPUT;
+  if (is_tensor_type(et)) {
+    load_tensor_type(ctx, et->tensor_type, c);
+  } else if (et->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
+    load_sequence_input(ctx, g, et, c, name);
+    oi->of_seq = true;
+  } else {
+    fail(ctx, "input '%s' is an optional of neither a tensor nor a sequence; not supported", name);
+  }
+  oi->content = c;
+  v->opt = oi;
+  v->kind = VAL_INPUT;
+  value_set_shape(v, c->dtype, 0, NULL);
 }
 
 static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top);
@@ -309,6 +373,18 @@ static bool load_attr(Ctx *ctx, Graph *g, Node *n, Attr *a, const Onnx__Attribut
     a->t = v;
   }
   if (ap->g) a->g = load_graph(ctx, ap->g, g, false);
+  if (ap->tp) { /* Optional's `type`: what an empty optional would hold */
+    const Onnx__TypeProto *t = ap->tp;
+    a->tp_kind = TP_OTHER;
+    if (is_tensor_type(t)) {
+      a->tp_kind = TP_TENSOR;
+      a->tp_dtype = t->tensor_type->elem_type;
+    } else if (t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && t->sequence_type &&
+               is_tensor_type(t->sequence_type->elem_type)) {
+      a->tp_kind = TP_SEQUENCE;
+      a->tp_dtype = t->sequence_type->elem_type->tensor_type->elem_type;
+    }
+  }
   if (ap->sparse_tensor || ap->n_sparse_tensors)
     fail_node(ctx, n, "attribute '%s' is a sparse tensor; not supported", a->name);
   return true;
@@ -428,6 +504,7 @@ static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, 
 
 static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top) {
   Graph *g = graph_new(ctx, parent);
+  PtrVec ports = {0};
   g->is_sub = !top;
   for (size_t i = 0; i < gp->n_initializer; i++) {
     const Onnx__TensorProto *t = gp->initializer[i];
@@ -451,12 +528,18 @@ static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bo
       bool bound = false;
       for (int k = 0; k < ctx->n_const_inputs; k++)
         if (strcmp(ctx->const_inputs[k].name, name) == 0) {
+          if (vi->type && !is_tensor_type(vi->type)) fail(ctx, "--const-input %s: the input is not a tensor", name);
           load_tensor_file(ctx, ctx->const_inputs[k].path, v);
           v->kind = VAL_CONST;
           bound = true;
         }
-      if (!bound) load_value_info(ctx, vi, v);
-      if (!bound) vec_push(&ctx->arena, &g->inputs, v);
+      if (!bound) {
+        const Onnx__TypeProto *tp = vi->type;
+        if (!tp) fail(ctx, "input '%s' has no type", v->name);
+        if (is_tensor_type(tp)) load_tensor_type(ctx, tp->tensor_type, v);
+        else load_structured_input(ctx, g, tp, v);
+        add_input_port(ctx, g, &ports, v);
+      }
     } else {
       /* subgraph inputs (Loop/Scan bodies): types set by the owning op's shape rule */
       if (vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
@@ -479,6 +562,7 @@ static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bo
       vec_push(&ctx->arena, &g->inputs, v);
     }
   }
+  if (top) set_input_ports(ctx, g, &ports);
   for (size_t i = 0; i < gp->n_node; i++) add_node(ctx, g, gp->node[i], i, NULL);
   for (size_t i = 0; i < gp->n_output; i++) {
     const char *name = gp->output[i]->name ? gp->output[i]->name : "";

@@ -21,6 +21,12 @@ static void usage(FILE *f) {
         "  --const-input NAME=FILE.pb\n"
         "                       bind a graph input to a constant TensorProto at compile time\n"
         "                       (specializes data-dependent shapes; repeatable)\n"
+        "  --seq-input NAME=ITEMS\n"
+        "                       the length and item shapes of a sequence input (or of the\n"
+        "                       sequence an optional input holds): comma-separated\n"
+        "                       [COUNT:]TYPE[DIMS], e.g. 3:float[10] or int64[4],int64[2]\n"
+        "                       (0:float[] for an empty one); the caller's onnxc_sequence\n"
+        "                       must match (repeatable)\n"
         "  --order NAME         force one execution order (model, dfs, kahn, greedy, beam);\n"
         "                       default: plan them all and keep the smallest arena\n"
         "  --target T           c (default): portable C99; cuda: CUDA C for nvcc (OUT.cu + OUT.h,\n"
@@ -147,6 +153,10 @@ int main(int argc, char **argv) {
       NEED_ARG();
       if (opt.n_const_inputs == 32) { fprintf(stderr, "onnxc: error: too many --const-input\n"); return 2; }
       opt.const_inputs[opt.n_const_inputs++] = next;
+    } else if (!strcmp(a, "--seq-input")) {
+      NEED_ARG();
+      if (opt.n_seq_inputs == 32) { fprintf(stderr, "onnxc: error: too many --seq-input\n"); return 2; }
+      opt.seq_inputs[opt.n_seq_inputs++] = next;
     } else if (!strcmp(a, "--order")) {
       NEED_ARG();
       opt.order = next;

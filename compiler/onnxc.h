@@ -43,6 +43,7 @@ typedef struct Node Node;
 typedef struct Value Value;
 typedef struct OpDef OpDef;
 typedef struct Emit Emit;
+typedef struct OptInfo OptInfo;
 
 /* ---- arena.c: bump allocator, strings, buffers ---------------------------------------- */
 
@@ -94,7 +95,22 @@ struct Value {
   const char *cname;      /* C identifier of constants in generated code */
   PtrVec *seq;            /* a sequence: its items, known at compile time (ops_sequence.c);
                              dtype is the items' type, the value itself has no storage */
+  OptInfo *opt;           /* an optional (ports.c): its presence and content; dtype is the
+                             content's element type, the value itself has no storage */
 };
+
+/* An ONNX optional: whether it holds a value is `present`, a bool scalar known at compile time
+   (a constant) or computed at run time; `content` is the tensor or sequence Value it holds, or
+   NULL when it is known to be empty.  Sequences and optionals are structure the compiler
+   resolves: no node that runs reads or writes one (their tensors are ordinary values). */
+struct OptInfo {
+  Value *present;
+  Value *content;
+  bool of_seq;            /* the content type is a sequence (also for an empty optional) */
+};
+
+/* True for a value that is a sequence or an optional (no storage of its own). */
+static inline bool value_is_structured(const Value *v) { return v && (v->seq || v->opt); }
 
 /* Attribute kinds (AttributeProto.AttributeType) */
 enum { ATTR_UNDEFINED = 0, ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_TENSOR = 4,
@@ -112,7 +128,12 @@ typedef struct Attr {
   const char **strings; int n_strings;
   Value *t;               /* ATTR_TENSOR: a detached constant Value */
   Graph *g;               /* ATTR_GRAPH */
+  int tp_kind;            /* ATTR_TYPE_PROTO: TP_TENSOR, TP_SEQUENCE (of tensors) or TP_OTHER */
+  int tp_dtype;           /* ATTR_TYPE_PROTO: the (items') element type */
 } Attr;
+
+enum { ATTR_TYPE_PROTO = 13 };
+enum { TP_NONE = 0, TP_TENSOR = 1, TP_SEQUENCE = 2, TP_OTHER = 3 };
 
 struct Node {
   const char *name;       /* ONNX node name, or a generated one */
@@ -128,6 +149,8 @@ struct Node {
   Attr *attrs; int n_attrs;
   const OpDef *def;
   bool dead;
+  bool inferred;          /* its shape rule ran (infer.c; unrolled copies are inferred as they
+                             are made) */
   bool elided;            /* the plan made it a no-op (views, concat in place) */
   void *priv;             /* op-private data set by the shape rule for the emitter */
   int64_t scratch_cap;    /* most scratch the plan can give this node, -1: no limit (kernels
@@ -168,6 +191,19 @@ enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3, W_TPANELS = 4 };
 enum { FUSE_NONE = 0, FUSE_RELU = 1, FUSE_CLIP = 2, FUSE_LEAKY = 3, FUSE_SIGMOID = 4, FUSE_HARDSIGMOID = 5,
        FUSE_SILU = 6, FUSE_HARDSWISH = 7, FUSE_GELU = 8, FUSE_TANH = 9 };
 
+/* A graph input or output as the caller of the generated code sees it (ports.c): a tensor, a
+   sequence of tensors or an optional of either.  The graph's inputs/outputs lists hold the
+   flat tensors: a tensor port is its value, a sequence port its items in order, an optional
+   port its presence flag (a bool scalar) and then its content's tensors (none when it is
+   known to be empty). */
+enum { PORT_TENSOR = 0, PORT_SEQUENCE = 1, PORT_OPTIONAL = 2 }; /* bits, as ONNXC_KIND_* */
+typedef struct Port {
+  const char *name;
+  int kind;               /* PORT_* bits */
+  int dtype;              /* element type */
+  int first, n;           /* its flat values: [first, first + n) of inputs / outputs */
+} Port;
+
 struct Graph {
   Graph *parent;
   PtrVec nodes;           /* Node*, kept in topological order after verify */
@@ -183,6 +219,9 @@ struct Graph {
      inside arena_bytes; has_heap when a node makes strings at run time */
   bool has_heap;
   int64_t heap_offset, heap_bytes;
+  /* the ports of inputs and outputs (ports.c); NULL: every flat value is a tensor port */
+  Port *in_ports, *out_ports;
+  int n_in_ports, n_out_ports;
 };
 
 /* True when v is one of g's own values (not one of an enclosing graph's). */
@@ -209,6 +248,8 @@ struct Ctx {
   const char *prefix;     /* symbol prefix */
   struct { const char *name; int64_t value; } dim_params[32]; int n_dim_params;
   struct { const char *name; const char *path; } const_inputs[32]; int n_const_inputs;
+  struct { const char *name; const char *spec; } seq_inputs[32]; int n_seq_inputs;
+  Graph *cur_graph;       /* the graph whose nodes infer_and_fold is visiting (infer_graph()) */
   int dump_ir;
   size_t align;
   const char *order_name; /* --order: force one schedule */
@@ -226,6 +267,10 @@ struct Ctx {
   void *model_proto;      /* the decoded Onnx__ModelProto (functions are inlined from it) */
   Buf emit_bufs[5];       /* the emitter's output buffers, freed however compilation ends */
 };
+
+/* The graph a shape rule adds values to: the one being inferred (a subgraph's while its owner
+   infers it), else the top graph (nodes made by later passes). */
+static inline Graph *infer_graph(Ctx *ctx) { return ctx->cur_graph ? ctx->cur_graph : ctx->graph; }
 
 _Noreturn void fail(Ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void fail_node(Ctx *ctx, const Node *n, const char *fmt, ...)
@@ -304,6 +349,12 @@ Value *node_in(const Node *n, int i);
 Value *node_out(const Node *n, int i);
 /* Input i, which must be a compile-time constant; fails with a clear message otherwise. */
 Value *node_const_in(Ctx *ctx, const Node *n, int i, const char *what);
+/* The same, with `why` (the reason it must be constant) leading the message. */
+Value *node_const_in_why(Ctx *ctx, const Node *n, int i, const char *what, const char *why);
+/* After a subgraph of n was inferred: n's hidden inputs become its subgraphs' outer values
+   again (nodes rewritten by inference may read others), sequences and optionals left out
+   (they have no storage; what the subgraph reads of them are their tensors). */
+void node_refresh_hidden(Ctx *ctx, Node *n);
 
 /* ---- load_onnx.c ---------------------------------------------------------------------- */
 
@@ -367,9 +418,7 @@ void require_inputs(Ctx *ctx, const Node *n, int min, int max);
 /* ---- pipeline.c ----------------------------------------------------------------------- */
 
 void infer_and_fold(Ctx *ctx, Graph *g);       /* infer.c */
-/* ops_sequence.c: a graph output that is a sequence becomes one output per item, named
-   "<name>[k]" (sequences have no run-time form of their own). */
-void flatten_sequence_outputs(Ctx *ctx, Graph *g);
+/* ops_sequence.c: ops whose explicit inputs may be sequences or optionals. */
 bool op_takes_sequences(const Node *n);
 /* ops_nn.c: a BatchNormalization that normalizes with batch statistics (training mode) and
    may output updated running statistics. */
@@ -378,6 +427,9 @@ bool bn_training_mode(const Node *n);
    i as resolved from pads / auto_pad / output_shape (input 0, tap 0 lands on output -pb[i]). */
 int convt_begin_pads(Ctx *ctx, const Node *n, int64_t *pb);
 void infer_node(Ctx *ctx, Node *n);            /* infer.c: one node (subgraph rules use it) */
+/* infer.c: one node as infer_and_fold visits it (inputs of data-dependent shape refused); marks
+   it inferred. */
+void infer_visit(Ctx *ctx, Node *n);
 void eliminate_dead(Ctx *ctx, Graph *g);       /* fold.c */
 /* optimize.c: fuses BatchNormalization, bias/residual Adds and activations into the producing
    Conv/Gemm/MatMul and stores their constant weights in the layouts the kernels read. */
@@ -404,6 +456,7 @@ typedef struct CompileOptions {
   int dump_ir;
   const char *dims[32]; int n_dims;              /* "NAME=VALUE" */
   const char *const_inputs[32]; int n_const_inputs; /* "NAME=FILE.pb" */
+  const char *seq_inputs[32]; int n_seq_inputs;     /* "NAME=ITEMS" (ports.c) */
   const char *order;          /* --order NAME */
   bool no_alias;              /* --no-alias */
   bool canary;                /* --canary */
@@ -429,6 +482,42 @@ typedef struct CompileOptions {
   bool string_bytes_set;
   int64_t max_substrings;     /* --max-substrings N; 0: default */
 } CompileOptions;
+
+/* ---- ports.c: sequences and optionals at the graph boundary ------------------------------ */
+
+/* Reads the --seq-input NAME=ITEMS flags into ctx (checked when the input is loaded). */
+void seq_inputs_setup(Ctx *ctx, const CompileOptions *opt);
+/* One VAL_INPUT Value of g per item of the --seq-input spec of input `name` (not yet graph
+   inputs), checked against the item type the model declares: decl_dtype (0: any), decl_rank
+   (-1: any) and decl_dims (-1: any); *dtype is the items' type (also for an empty sequence).
+   Fails with one line when there is no spec. */
+PtrVec *seq_input_items(Ctx *ctx, Graph *g, const char *name, int decl_dtype, int decl_rank, const int64_t *decl_dims,
+                        int *dtype);
+/* Appends v's flat tensors to g->inputs and a Port for v to ports (Port*). */
+void add_input_port(Ctx *ctx, Graph *g, PtrVec *ports, Value *v);
+/* Keeps the ports as g->in_ports when one of them is a sequence or an optional. */
+void set_input_ports(Ctx *ctx, Graph *g, PtrVec *ports);
+/* After inference: g's sequence and optional outputs become flat outputs (copies of the
+   items, of an optional's flag and, guarded by it, of its content); g->out_ports records the
+   grouping (for subgraphs always, for the top graph when one port is not a tensor). */
+void flatten_outputs(Ctx *ctx, Graph *g);
+/* Makes n (in ctx->cur_graph) copy the tensors held by optional `opt` when its flag is set:
+   inputs flag + content tensors, outputs fresh copies.  must: OptionalGetElement's form,
+   returning ONNXC_ERR_EMPTY when the flag is clear.  y stands for the copied content: for a
+   tensor, n's one output; for a sequence, it becomes one whose items are n's outputs. */
+void opt_copy(Ctx *ctx, Node *n, Value *opt, bool must, Value *y);
+bool is_opt_copy(const Node *n);
+
+/* ---- unroll.c: subgraphs spliced into their owner's graph --------------------------------- */
+
+/* A fresh, un-inferred copy of subgraph `sub` whose parent is `parent` (nested subgraphs
+   copied too; values of enclosing graphs are shared). */
+Graph *graph_clone(Ctx *ctx, Graph *sub, Graph *parent);
+/* Loop (ops_control.c): unrolls n into ctx->cur_graph when its trip count and condition are
+   known at compile time; fails with one line otherwise. */
+void loop_unroll(Ctx *ctx, Node *n, Graph *body, const char *why);
+/* SequenceMap: the body once per item, spliced in. */
+void sequence_map_infer(Ctx *ctx, Node *n);
 
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
@@ -656,6 +745,12 @@ void emit_itab(Emit *e, const char *name, const int64_t *v, int64_t n);
 void emit_ftab(Emit *e, int ct, const char *name, const double *v, int64_t n);
 /* Writes net.c and net.h. */
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path);
+/* codegen/c/emit_ports.c: for a model with sequence or optional inputs/outputs, the typed
+   entry's parameters (one per port), and -- after run_impl, which takes the flat tensors --
+   run_ports, NET_run, the descriptors and NET_model. */
+void emit_port_prototype(Ctx *ctx, Graph *g, Buf *b, Port *in_ports, int n_in, Port *out_ports, int n_out);
+void emit_port_entries(Ctx *ctx, Graph *g, Buf *cb, const char *P, const char *UP, Port *in_ports, int n_in,
+                       Port *out_ports, int n_out);
 
 /* Several graphs in one C file (--train).  emit_multi_begin writes templates/common.h into
    e->out; emit_graph_impl then adds g's constants, node functions (names unique across the

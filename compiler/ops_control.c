@@ -7,15 +7,23 @@
  * Outer values the body reads were appended to the owner's inputs by the loader (hidden inputs
  * after n_explicit), so they arrive as X<k> parameters.  Body inputs and outputs have slots in
  * the body arena that stay live over the whole body; the owner copies values in and out:
- *   If:   run one branch, copy its outputs to Y.
+ *   If:   run one branch, copy its outputs to Y.  Branches may return sequences and optionals:
+ *         their outputs are flattened into ports (ports.c) and the If's outputs are the flat
+ *         tensors, so a branch's sequence items or optional flag and content are copied like
+ *         any output; both branches must give the same structure (an empty optional matches
+ *         any content: its branch copies only the flag).
  *   Loop: carried values live in the body's input slots; after each iteration the body's
  *         carried outputs are copied back into them (memmove: an output may be its input), scan
  *         outputs are appended to Y.  The trip count M must be known at compile time when
  *         there are scan outputs; when the loop may stop early on its condition, the scan
- *         outputs are data-dependent (bound M) and report their actual dims.
+ *         outputs are data-dependent (bound M) and report their actual dims.  A body whose
+ *         form changes per iteration (carried sequences, shapes computed from the iteration
+ *         number) is unrolled instead when M and the condition are constants (unroll.c): the
+ *         run-time form is tried on a copy of the body first.
  *   Scan: slices of the scan inputs along their axes are copied into the body's input slots,
  *         and the body's scan outputs are copied into the stacked outputs.
  */
+#include <setjmp.h>
 #include <string.h>
 
 #include "onnxc.h"
@@ -48,39 +56,134 @@ static void emit_copy(Emit *e, const char *dst, const char *src, int64_t bytes) 
 
 /* ---- If ---------------------------------------------------------------------------------- */
 
+typedef struct IfInfo {
+  Graph *taken;           /* constant condition: the one branch compiled */
+  Port *ports;            /* the node's ONNX outputs over its flat outputs */
+  int n_ports;
+} IfInfo;
+
+static bool same_type(const Value *a, const Value *b) { return a->dtype == b->dtype && same_shape(a, b); }
+
+/* The node's flat outputs for its ONNX outputs from the branches' ports (b NULL: one branch). */
+static void if_outputs(Ctx *ctx, Node *n, IfInfo *ii, Graph *a, Graph *b) {
+  Graph *g = infer_graph(ctx);
+  int no = n->n_outputs;
+  if (a->n_out_ports != no || (b && b->n_out_ports != no))
+    fail_node(ctx, n, "branches give %d and %d outputs for %d node outputs", a->n_out_ports, b ? b->n_out_ports : a->n_out_ports, no);
+  PtrVec flat = {0};
+  ii->ports = arena_alloc(&ctx->arena, sizeof(Port) * (size_t)(no + 1));
+  ii->n_ports = no;
+  for (int k = 0; k < no; k++) {
+    Port *pa = &a->out_ports[k], *pb = b ? &b->out_ports[k] : pa;
+    Value *y = n->outputs[k];
+    if (pa->kind != pb->kind || pa->dtype != pb->dtype)
+      fail_node(ctx, n, "output %d: the branches give different kinds or element types (a %s and a %s)", k,
+                pa->kind & PORT_OPTIONAL ? "optional" : pa->kind ? "sequence" : "tensor",
+                pb->kind & PORT_OPTIONAL ? "optional" : pb->kind ? "sequence" : "tensor");
+    /* the branch whose port holds the most (an empty optional holds only its flag) */
+    Port *full = b && pb->n > pa->n ? pb : pa;
+    Graph *fg = full == pa ? a : b;
+    if (pa->n > 1 && pb->n > 1 && pa->n != pb->n)
+      fail_node(ctx, n, "output %d: the branches give sequences of %d and %d items; onnxc needs one static structure", k,
+                pa->n - (pa->kind & PORT_OPTIONAL ? 1 : 0), pb->n - (pb->kind & PORT_OPTIONAL ? 1 : 0));
+    if (pa->kind == PORT_SEQUENCE && pa->n != pb->n)
+      fail_node(ctx, n, "output %d: the branches give sequences of %d and %d items; onnxc needs one static structure", k, pa->n, pb->n);
+    for (int j = 0; j < full->n; j++) {
+      Value *x = fg->outputs.v[full->first + j];
+      Port *other = full == pa ? pb : pa;
+      Graph *og = full == pa ? b : a; /* NULL: one branch */
+      if (og && j < other->n && !same_type(x, og->outputs.v[other->first + j]))
+        fail_node(ctx, n, "output %d: the branches give %s%s and %s%s; onnxc needs one static type and shape", k,
+                  dtype_name(x->dtype), shape_str(&ctx->arena, x), dtype_name(((Value *)og->outputs.v[other->first + j])->dtype),
+                  shape_str(&ctx->arena, og->outputs.v[other->first + j]));
+    }
+    Port *np = &ii->ports[k];
+    *np = *full;
+    np->name = y ? y->name : full->name;
+    np->first = flat.n;
+    if (pa->kind == PORT_TENSOR) {
+      Value *x = fg->outputs.v[full->first];
+      if (y) value_set_shape(y, x->dtype, x->rank, x->dims);
+      vec_push(&ctx->arena, &flat, y);
+      continue;
+    }
+    /* a sequence or an optional: fresh flat values, y (when used) structured over them */
+    Value **fv = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(full->n + 1));
+    for (int j = 0; j < full->n; j++) {
+      Value *x = fg->outputs.v[full->first + j];
+      if (!y) { fv[j] = NULL; vec_push(&ctx->arena, &flat, NULL); continue; }
+      bool opt = pa->kind & PORT_OPTIONAL;
+      const char *nm = opt && j == 0 ? arena_printf(&ctx->arena, "%s.has_value", y->name)
+                       : opt && !(pa->kind & PORT_SEQUENCE) ? arena_printf(&ctx->arena, "%s.value", y->name)
+                       : arena_printf(&ctx->arena, "%s[%d]", y->name, j - (opt ? 1 : 0));
+      fv[j] = graph_new_value(ctx, g, nm);
+      value_set_shape(fv[j], x->dtype, x->rank, x->dims);
+      fv[j]->producer = n;
+      vec_push(&ctx->arena, &flat, fv[j]);
+    }
+    np->n = full->n;
+    if (!y) continue;
+    PtrVec *items = NULL;
+    int from = pa->kind & PORT_OPTIONAL ? 1 : 0;
+    if (pa->kind & PORT_SEQUENCE) {
+      items = arena_alloc(&ctx->arena, sizeof *items);
+      for (int j = from; j < full->n; j++) vec_push(&ctx->arena, items, fv[j]);
+    }
+    y->producer = NULL;
+    if (!(pa->kind & PORT_OPTIONAL)) {
+      y->seq = items;
+      value_set_shape(y, pa->dtype, 0, NULL);
+      continue;
+    }
+    OptInfo *oi = arena_alloc(&ctx->arena, sizeof *oi);
+    oi->present = fv[0];
+    oi->of_seq = (pa->kind & PORT_SEQUENCE) != 0;
+    if (full->n > 1 && items) {
+      oi->content = graph_new_value(ctx, g, arena_printf(&ctx->arena, "%s.value", y->name));
+      oi->content->seq = items;
+      value_set_shape(oi->content, pa->dtype, 0, NULL);
+    } else if (full->n > 1) {
+      oi->content = fv[1];
+    } else if (oi->of_seq) {
+      /* empty in both branches: an empty sequence stands for its (never written) content */
+      oi->content = NULL;
+    }
+    y->opt = oi;
+    value_set_shape(y, pa->dtype, 0, NULL);
+  }
+  n->outputs = (Value **)flat.v;
+  n->n_outputs = flat.n;
+  if (!flat.n) n->outputs = arena_alloc(&ctx->arena, sizeof(Value *));
+}
+
 static void if_infer(Ctx *ctx, Node *n) {
   Value *c = node_in(n, 0);
   if (!c || c->dtype != DT_BOOL || value_numel(c) != 1) fail_node(ctx, n, "cond must be a one-element bool tensor");
   Graph *t = graph_attr(ctx, n, "then_branch"), *f = graph_attr(ctx, n, "else_branch");
+  IfInfo *ii = arena_alloc(&ctx->arena, sizeof *ii);
+  n->priv = ii;
   if (c->data) {
     /* constant condition: only the taken branch is compiled (the other may not even be
        valid for these shapes) */
     Graph *g = const_get_i(c, 0) ? t : f;
     infer_body(ctx, n, g);
-    if (g->outputs.n != n->n_outputs) fail_node(ctx, n, "the branch gives %d outputs for %d node outputs", g->outputs.n, n->n_outputs);
-    for (int k = 0; k < n->n_outputs; k++) {
-      Value *a = g->outputs.v[k];
-      if (n->outputs[k]) value_set_shape(n->outputs[k], a->dtype, a->rank, a->dims);
-    }
-    n->priv = g;
-    return;
+    flatten_outputs(ctx, g);
+    ii->taken = g;
+    if_outputs(ctx, n, ii, g, NULL);
+  } else {
+    infer_body(ctx, n, t);
+    infer_body(ctx, n, f);
+    flatten_outputs(ctx, t);
+    flatten_outputs(ctx, f);
+    if_outputs(ctx, n, ii, t, f);
   }
-  infer_body(ctx, n, t);
-  infer_body(ctx, n, f);
-  if (t->outputs.n != n->n_outputs || f->outputs.n != n->n_outputs)
-    fail_node(ctx, n, "branches give %d and %d outputs for %d node outputs", t->outputs.n, f->outputs.n, n->n_outputs);
-  for (int k = 0; k < n->n_outputs; k++) {
-    Value *a = t->outputs.v[k], *b = f->outputs.v[k];
-    if (a->dtype != b->dtype || !same_shape(a, b))
-      fail_node(ctx, n, "output %d: the branches give %s%s and %s%s; onnxc needs one static type and shape", k,
-                dtype_name(a->dtype), shape_str(&ctx->arena, a), dtype_name(b->dtype), shape_str(&ctx->arena, b));
-    if (n->outputs[k]) value_set_shape(n->outputs[k], a->dtype, a->rank, a->dims);
-  }
+  node_refresh_hidden(ctx, n);
 }
 
 /* A constant condition whose branch folded completely: the If is its branch's constants. */
 static void if_fold(Ctx *ctx, Node *n) {
-  Graph *g = n->priv;
+  IfInfo *ii = n->priv;
+  Graph *g = ii ? ii->taken : NULL;
   if (!g) { ctx->fold_declined = true; return; }
   for (int k = 0; k < n->n_outputs; k++)
     if (n->outputs[k] && !((Value *)g->outputs.v[k])->data) { ctx->fold_declined = true; return; }
@@ -89,27 +192,33 @@ static void if_fold(Ctx *ctx, Node *n) {
 }
 
 static int64_t if_scratch(Ctx *ctx, Node *n) {
-  if (n->priv) return prepare_body(ctx, n->priv);
+  IfInfo *ii = n->priv;
+  if (ii->taken) return prepare_body(ctx, ii->taken);
   int64_t a = prepare_body(ctx, graph_attr(ctx, n, "then_branch"));
   int64_t b = prepare_body(ctx, graph_attr(ctx, n, "else_branch"));
   return a > b ? a : b;
 }
 
 static void if_branch(Emit *e, Node *n, Graph *g) {
+  IfInfo *ii = n->priv;
   emit_subgraph(e, n, g, "W");
-  for (int k = 0; k < n->n_outputs; k++) {
-    Value *v = n->outputs[k];
-    if (!v) continue;
-    ep(e, "if (Y%d) {", k);
-    emit_copy(e, fmt(e, "Y%d", k), subgraph_ptr(e, n, g, "W", g->outputs.v[k], true), value_bytes(v));
-    ep(e, "}");
+  for (int k = 0; k < ii->n_ports; k++) {
+    Port *np = &ii->ports[k], *bp = &g->out_ports[k];
+    for (int j = 0; j < np->n && j < bp->n; j++) { /* an empty optional: its flag only */
+      Value *v = n->outputs[np->first + j];
+      if (!v) continue;
+      ep(e, "if (Y%d) {", np->first + j);
+      emit_copy(e, fmt(e, "Y%d", np->first + j), subgraph_ptr(e, n, g, "W", g->outputs.v[bp->first + j], true), value_bytes(v));
+      ep(e, "}");
+    }
   }
 }
 
 static void if_emit(Emit *e, Node *n) {
   Graph *t = graph_attr(e->ctx, n, "then_branch"), *f = graph_attr(e->ctx, n, "else_branch");
-  if (n->priv) {
-    if_branch(e, n, n->priv);
+  IfInfo *ii = n->priv;
+  if (ii->taken) {
+    if_branch(e, n, ii->taken);
     return;
   }
   ep(e, "if (X0[0]) {");
@@ -126,8 +235,8 @@ typedef struct LoopInfo {
   int n_carried, n_scan;
 } LoopInfo;
 
-static void loop_infer(Ctx *ctx, Node *n) {
-  Graph *body = graph_attr(ctx, n, "body");
+/* The Loop as a C loop over its (inferred) body. */
+static void loop_infer_runtime(Ctx *ctx, Node *n, Graph *body) {
   int nc = n->n_explicit - 2;
   if (nc < 0) fail_node(ctx, n, "expects M, cond and the loop-carried values as inputs");
   if (body->inputs.n != nc + 2) fail_node(ctx, n, "the body takes %d inputs; expected %d", body->inputs.n, nc + 2);
@@ -156,6 +265,9 @@ static void loop_infer(Ctx *ctx, Node *n) {
     value_set_shape(body->inputs.v[2 + i], v0->dtype, v0->rank, v0->dims);
   }
   infer_body(ctx, n, body);
+  for (int i = 0; i < body->outputs.n; i++)
+    if (value_is_structured(body->outputs.v[i])) fail_node(ctx, n, "body output %d is a sequence or an optional", i);
+  node_refresh_hidden(ctx, n);
   Value *co = body->outputs.v[0];
   if (co->dtype != DT_BOOL || value_numel(co) != 1) fail_node(ctx, n, "the body's condition output must be a one-element bool");
   for (int i = 0; i < nc; i++) {
@@ -183,6 +295,43 @@ static void loop_infer(Ctx *ctx, Node *n) {
     if (!cond_const_true) y->dynamic = true;
   }
   n->priv = li;
+}
+
+/* A run-time loop when the body allows one; otherwise (or when it carries or reads sequences
+   and optionals, whose structure is resolved at compile time) the Loop is unrolled. */
+static void loop_infer(Ctx *ctx, Node *n) {
+  Attr *a = (Attr *)node_attr(n, "body");
+  if (!a || !a->g) fail_node(ctx, n, "missing graph attribute 'body'");
+  Graph *body = a->g;
+  for (int k = 2; k < n->n_inputs; k++)
+    if (value_is_structured(n->inputs[k])) {
+      loop_unroll(ctx, n, body, k < n->n_explicit ? "it carries a sequence or an optional" : "its body reads a sequence or an optional");
+      return;
+    }
+  Value *m = node_in(n, 0);
+  if (m && !m->data) { /* (which asks for M) */
+    loop_infer_runtime(ctx, n, body);
+    return;
+  }
+  /* try the run-time form on a copy of the body (inference rewrites what it visits) */
+  Graph *probe = graph_clone(ctx, body, body->parent);
+  Graph *cur = ctx->cur_graph;
+  jmp_buf saved;
+  memcpy(saved, ctx->fail_jmp, sizeof saved);
+  if (!setjmp(ctx->fail_jmp)) {
+    a->g = probe;
+    loop_infer_runtime(ctx, n, probe);
+    memcpy(ctx->fail_jmp, saved, sizeof saved);
+    return;
+  }
+  memcpy(ctx->fail_jmp, saved, sizeof saved);
+  ctx->cur_graph = cur;
+  a->g = body;
+  /* why, without the "onnxc: error: FILE: " of the message */
+  size_t skip = strlen("onnxc: error: ") + strlen(ctx->file) + 2;
+  const char *why = arena_printf(&ctx->arena, "its body has no single static form for every iteration (%s)",
+                                 strlen(ctx->err) > skip ? ctx->err + skip : ctx->err);
+  loop_unroll(ctx, n, body, why);
 }
 
 static int64_t loop_scratch(Ctx *ctx, Node *n) { return prepare_body(ctx, graph_attr(ctx, n, "body")); }
@@ -272,6 +421,7 @@ static void scan_infer(Ctx *ctx, Node *n) {
     value_set_shape(body->inputs.v[i], s0->dtype, s0->rank, s0->dims);
   }
   infer_body(ctx, n, body);
+  node_refresh_hidden(ctx, n);
   for (int i = 0; i < si->n_state; i++) {
     Value *o = body->outputs.v[i], *s0 = node_in(n, i);
     if (o->dtype != s0->dtype || !same_shape(o, s0)) fail_node(ctx, n, "state %d changes type or shape in the body", i);
@@ -385,6 +535,7 @@ static void scan8_infer(Ctx *ctx, Node *n) {
     value_set_shape(body->inputs.v[i], s0->dtype, s0->rank - 1, s0->dims + 1);
   }
   infer_body(ctx, n, body);
+  node_refresh_hidden(ctx, n);
   for (int i = 0; i < si->n_state; i++) {
     Value *o = body->outputs.v[i], *s0 = node_in(n, 1 + i);
     if (o->dtype != s0->dtype || value_numel(o) * si->batch != value_numel(s0))

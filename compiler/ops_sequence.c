@@ -7,9 +7,17 @@
  * edit lists at compile time and leave no code; ops that read them are rewritten to read the
  * items: SequenceAt becomes an Identity of the item, SequenceLength a constant,
  * ConcatFromSequence a concatenation of the items, and SplitToSequence a split whose outputs
- * are the items.  A graph output that is a sequence becomes one output per item ("name[k]").
- * Positions must be compile-time constants.  Sequence graph inputs are not supported (their
- * length and item shapes are only known at run time).
+ * are the items.  Positions must be compile-time constants.  Sequence graph inputs have a
+ * length and item shapes fixed at compile time (--seq-input), sequence graph outputs are
+ * flattened into their items (ports.c); SequenceMap splices its body in once per item
+ * (unroll.c).
+ *
+ * Optionals (ONNX 15+) are an OptInfo: a presence flag, constant or computed at run time (an
+ * optional graph input, an If choosing between an empty and a full one), and the tensor or
+ * sequence they hold.  Optional(x) is x with the flag true, Optional() empty; HasElement is the
+ * flag; GetElement is the content -- through a checking copy (OptionalGetElement in ports.c)
+ * when the flag is only known at run time.  A plain tensor or sequence counts as an optional
+ * that always holds its value; an omitted input as an empty one.
  */
 #include <string.h>
 
@@ -203,7 +211,7 @@ static void split_infer(Ctx *ctx, Node *n) {
   PtrVec *items = new_list(ctx);
   Value **outs = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(si->n + 1));
   for (int k = 0; k < si->n; k++) {
-    Value *v = graph_new_value(ctx, ctx->graph, arena_printf(&ctx->arena, "%s[%d]", seqv->name, k));
+    Value *v = graph_new_value(ctx, infer_graph(ctx), arena_printf(&ctx->arena, "%s[%d]", seqv->name, k));
     int64_t dims[ONNXC_MAX_RANK];
     int r = 0;
     for (int d = 0; d < x->rank; d++) {
@@ -244,63 +252,95 @@ static void split_emit(Emit *e, Node *n) {
 
 static void nocode_emit(Emit *e, Node *n) { (void)e; (void)n; }
 
-/* Optionals over plain tensors: a tensor value is always present, an omitted input never is. */
-static void has_element_infer(Ctx *ctx, Node *n) {
-  Value *x = node_in(n, 0), *y = n->outputs[0];
-  if (x && x->seq) fail_node(ctx, n, "optional sequences are not supported");
-  value_set_shape(y, DT_BOOL, 0, NULL);
-  value_alloc_data(ctx, y);
-  const_set_i(y, 0, x != NULL);
+/* A constant bool scalar. */
+static Value *const_flag(Ctx *ctx, const char *name, bool x) {
+  Value *v = graph_new_value(ctx, infer_graph(ctx), name);
+  value_set_shape(v, DT_BOOL, 0, NULL);
+  value_alloc_data(ctx, v);
+  const_set_i(v, 0, x);
+  return v;
 }
 
-static void get_element_infer(Ctx *ctx, Node *n) {
-  Value *x = node_in(n, 0);
-  if (!x) fail_node(ctx, n, "the optional is empty");
-  if (x->seq) fail_node(ctx, n, "optional sequences are not supported");
+static void optional_infer(Ctx *ctx, Node *n) {
+  Value *x = node_in(n, 0), *y = n->outputs[0];
+  OptInfo *oi = arena_alloc(&ctx->arena, sizeof *oi);
+  if (x) {
+    if (x->opt) fail_node(ctx, n, "optionals of optionals are not supported");
+    oi->content = x;
+    oi->of_seq = x->seq != NULL;
+    oi->present = const_flag(ctx, arena_printf(&ctx->arena, "%s.has_value", y->name), true);
+    y->opt = oi;
+    value_set_shape(y, x->dtype, 0, NULL);
+    return;
+  }
+  const Attr *a = node_attr(n, "type");
+  if (!a || !a->tp_kind) fail_node(ctx, n, "an empty Optional needs its 'type' attribute");
+  if (a->tp_kind == TP_OTHER) fail_node(ctx, n, "optionals of maps, optionals or sparse tensors are not supported");
+  oi->of_seq = a->tp_kind == TP_SEQUENCE;
+  oi->present = const_flag(ctx, arena_printf(&ctx->arena, "%s.has_value", y->name), false);
+  y->opt = oi;
+  value_set_shape(y, a->tp_dtype, 0, NULL);
+}
+
+static void has_element_infer(Ctx *ctx, Node *n) {
+  Value *x = node_in(n, 0), *y = n->outputs[0];
+  if (x && x->opt && !x->opt->present->data) {
+    /* known at run time: the flag itself */
+    n->inputs[0] = x->opt->present;
+    n->n_inputs = n->n_explicit = 1;
+    n->op_type = "Identity";
+    n->def = op_lookup("", "Identity", n->opset);
+    CHECK(n->def);
+    n->def->infer(ctx, n);
+    return;
+  }
+  value_set_shape(y, DT_BOOL, 0, NULL);
+  value_alloc_data(ctx, y);
+  const_set_i(y, 0, x && (!x->opt || const_get_i(x->opt->present, 0)));
+}
+
+/* y becomes what x is: its items, or (through an Identity of n) the tensor. */
+static void become(Ctx *ctx, Node *n, Value *x) {
+  Value *y = n->outputs[0];
+  n->inputs[0] = x;
+  n->n_inputs = n->n_explicit = 1;
   n->op_type = "Identity";
   n->def = op_lookup("", "Identity", n->opset);
   CHECK(n->def);
+  if (x->seq) {
+    y->seq = x->seq;
+    value_set_shape(y, x->dtype, 0, NULL);
+    return;
+  }
   n->def->infer(ctx, n);
+}
+
+static void get_element_infer(Ctx *ctx, Node *n) {
+  Value *x = node_in(n, 0), *y = n->outputs[0];
+  if (!x) fail_node(ctx, n, "the optional is empty");
+  if (!x->opt) {
+    become(ctx, n, x);
+    return;
+  }
+  OptInfo *oi = x->opt;
+  if ((oi->present->data && !const_get_i(oi->present, 0)) || !oi->content)
+    fail_node(ctx, n, "the optional is always empty here");
+  if (oi->present->data) {
+    become(ctx, n, oi->content);
+    return;
+  }
+  /* present or not at run time: a copy that checks the flag */
+  opt_copy(ctx, n, x, true, y);
 }
 
 bool op_takes_sequences(const Node *n) {
   static const char *const ops[] = {"SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
-                                    "ConcatFromSequence", NULL};
+                                    "ConcatFromSequence", "SequenceMap", "Optional", "OptionalHasElement",
+                                    "OptionalGetElement", "Loop", NULL};
   if (*n->domain) return false;
   for (int i = 0; ops[i]; i++)
     if (!strcmp(n->op_type, ops[i])) return true;
   return false;
-}
-
-void flatten_sequence_outputs(Ctx *ctx, Graph *g) {
-  bool any = false;
-  for (int i = 0; i < g->outputs.n; i++)
-    if (((Value *)g->outputs.v[i])->seq) any = true;
-  if (!any) return;
-  PtrVec outs = {0};
-  for (int i = 0; i < g->outputs.n; i++) {
-    Value *s = g->outputs.v[i];
-    if (!s->seq) {
-      vec_push(&ctx->arena, &outs, s);
-      continue;
-    }
-    s->is_output = false;
-    for (int k = 0; k < s->seq->n; k++) {
-      /* a copy named after the sequence, so the descriptor lists "name[k]" */
-      Value *item = s->seq->v[k];
-      Node *id = graph_new_node(ctx, g, "Identity", arena_printf(&ctx->arena, "%s[%d]/copy", s->name, k), 1, 1);
-      id->inputs[0] = item;
-      id->opset = ctx->opset > 0 ? ctx->opset : 17;
-      Value *y = graph_new_value(ctx, g, arena_printf(&ctx->arena, "%s[%d]", s->name, k));
-      if (!strcmp(item->name, y->name)) y->name = arena_printf(&ctx->arena, "%s[%d]:out", s->name, k);
-      id->outputs[0] = y;
-      y->producer = id;
-      y->is_output = true;
-      infer_node(ctx, id);
-      vec_push(&ctx->arena, &outs, y);
-    }
-  }
-  g->outputs = outs;
 }
 
 #define ANY "tensors of any type (compile-time lists)"
@@ -313,7 +353,9 @@ static const OpDef sequence_rows[] = {
     {"SequenceLength", "", 11, ONNXC_MAX_OPSET, 0, length_infer, NULL, nocode_emit, NULL, ANY, NULL},
     {"ConcatFromSequence", "", 11, ONNXC_MAX_OPSET, 0, concat_infer, NULL, concat_emit, NULL, ANY, NULL},
     {"SplitToSequence", "", 11, ONNXC_MAX_OPSET, 0, split_infer, NULL, split_emit, NULL, ANY, NULL},
-    {"OptionalHasElement", "", 15, ONNXC_MAX_OPSET, 0, has_element_infer, NULL, nocode_emit, NULL, "tensors (present unless omitted)", NULL},
-    {"OptionalGetElement", "", 15, ONNXC_MAX_OPSET, 0, get_element_infer, NULL, NULL, NULL, "tensors", NULL},
+    {"Optional", "", 15, ONNXC_MAX_OPSET, 0, optional_infer, NULL, nocode_emit, NULL, "tensors, sequences", NULL},
+    {"OptionalHasElement", "", 15, ONNXC_MAX_OPSET, 0, has_element_infer, NULL, nocode_emit, NULL, "optionals, tensors, sequences", NULL},
+    {"OptionalGetElement", "", 15, ONNXC_MAX_OPSET, 0, get_element_infer, NULL, NULL, NULL, "optionals, tensors, sequences", NULL},
+    {"SequenceMap", "", 17, ONNXC_MAX_OPSET, 0, sequence_map_infer, NULL, nocode_emit, NULL, ANY, NULL},
 };
 OPS_FAMILY(sequence);

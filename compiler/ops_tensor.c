@@ -72,6 +72,9 @@ static Value *const_in(Ctx *ctx, Node *n, int i, const char *what) {
     int nv = ctx->graph->values.n;
     bool *seen = arena_alloc(&ctx->arena, (size_t)nv + 1);
     Value *src = upstream_input(v, seen, nv);
+    if (src && !value_is_local(ctx->graph, src)) /* a Loop's iteration number, a Scan slice, ... */
+      fail_node(ctx, n, "input '%s' (%s) must be known at compile time; it is computed at run time from '%s', an "
+                "input of the subgraph", v->name, what, src->name);
     if (src)
       fail_node(ctx, n,
                 "input '%s' (%s) must be known at compile time; it is computed at run time from graph "

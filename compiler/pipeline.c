@@ -3,7 +3,9 @@
  *
  *   load_onnx        protobuf -> IR, checks of files, tensors, opsets; inlines functions
  *   graph_verify     names defined, single producers, acyclic; topological order
- *   infer_and_fold   shape/type of every value; constant folding
+ *   infer_and_fold   shape/type of every value; constant folding (Loops whose body changes
+ *                    form per iteration are unrolled on the way: unroll.c)
+ *   flatten_outputs  sequence and optional outputs become tensors grouped in ports (ports.c)
  *   autodiff         --gradients only: loss and gradient graph (autodiff.c); with
  *                    --recompute, cheap forward values recomputed (recompute.c) -- planned
  *                    both ways, the smaller arena kept (keep_smaller)
@@ -231,10 +233,12 @@ static void plan_graph(Ctx *ctx, const CompileOptions *opt, Graph *g) {
    BatchNormalization on the running statistics). */
 static void load_bound(Ctx *ctx, TrainSpec *ts, bool eval) {
   reload(ctx);
+  if (ctx->graph->in_ports) fail(ctx, "--train: sequence and optional inputs are not supported");
   train_bind_params(ctx, ts, ctx->graph);
   if (eval) train_eval_mode(ctx, ctx->graph);
   infer_and_fold(ctx, ctx->graph);
-  flatten_sequence_outputs(ctx, ctx->graph);
+  flatten_outputs(ctx, ctx->graph);
+  if (ctx->graph->out_ports) fail(ctx, "--train: sequence and optional outputs are not supported");
   dump(ctx, "infer");
 }
 
@@ -242,7 +246,7 @@ static void load_bound(Ctx *ctx, TrainSpec *ts, bool eval) {
 static void compile_graph(Ctx *ctx, const CompileOptions *opt) {
   reload(ctx);
   infer_and_fold(ctx, ctx->graph);
-  flatten_sequence_outputs(ctx, ctx->graph);
+  flatten_outputs(ctx, ctx->graph);
   dump(ctx, "infer");
   if (opt->gradients) {
     autodiff(ctx, ctx->graph, opt);
@@ -302,7 +306,7 @@ static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_pat
   find.recompute = false;
   reload(ctx);
   infer_and_fold(ctx, ctx->graph);
-  flatten_sequence_outputs(ctx, ctx->graph);
+  flatten_outputs(ctx, ctx->graph);
   autodiff(ctx, ctx->graph, &find);
   train_collect_params(ctx, ts, ctx->graph);
   train_collect_stats(ctx, ts, ctx->graph);
@@ -356,6 +360,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (!valid_ident(ctx->prefix))
     fail(ctx, "the symbol prefix '%s' is not a C identifier (use --name)", ctx->prefix);
   parse_options(ctx, opt);
+  seq_inputs_setup(ctx, opt);
   custom_ops_setup(ctx, opt);
   if (!opt->gradients && !opt->train && (opt->loss || opt->n_freeze))
     fail(ctx, "--loss and --freeze need --gradients or --train");

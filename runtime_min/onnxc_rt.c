@@ -65,6 +65,8 @@ const char *onnxc_status_str(int status) {
   case ONNXC_ERR_FORMAT: return "saved state does not match the model";
   case ONNXC_ERR_CAPACITY: return "the string heap is full";
   case ONNXC_ERR_PARSE: return "a string is not a number of the target type";
+  case ONNXC_ERR_SHAPE: return "an input sequence's length or an item's dims differ from the compiled ones";
+  case ONNXC_ERR_EMPTY: return "the optional holds no value";
   default: return status >= ONNXC_ERR_CUSTOM ? "custom op failed" : "unknown status";
   }
 }

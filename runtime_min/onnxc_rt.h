@@ -16,6 +16,13 @@
  * element points into the arena (the string heap at its end, valid until the next run with
  * that arena), at a constant string of the generated code, or at one of the caller's input
  * strings that the model passes through unchanged.
+ *
+ * Sequences and optionals (ONNX seq(tensor(T)), optional(tensor(T)), optional(seq(tensor(T))))
+ * cross the boundary as an onnxc_sequence or an onnxc_optional (below): the pointer in
+ * inputs[i] / outputs[i] (and the typed entry's parameter) points at one of those structs, and
+ * the descriptor says which (onnxc_tensor_info.kind).  A sequence's length and its items' dims
+ * are fixed at compile time (from the model, or onnxc --seq-input); an optional's presence is
+ * decided at run time.
  */
 #ifndef ONNXC_RT_H
 #define ONNXC_RT_H
@@ -39,6 +46,9 @@ typedef enum onnxc_status {
   ONNXC_ERR_CAPACITY = 7,  /* the strings one run makes need more than the arena's string heap
                               (its size: onnxc --string-bytes) */
   ONNXC_ERR_PARSE = 8,     /* a string that Cast cannot read as a number of the target type */
+  ONNXC_ERR_SHAPE = 9,     /* an input sequence's length, or an input item's dims, differ from
+                              those the model was compiled for (onnxc --seq-input) */
+  ONNXC_ERR_EMPTY = 10,    /* OptionalGetElement of an optional input that holds no value */
   /* 100 and above: returned by a user's custom-op function (onnxc_custom.h) and passed on
      unchanged by the run functions */
   ONNXC_ERR_CUSTOM = 100
@@ -59,12 +69,49 @@ enum {
 /* One element of a string tensor: a NUL-terminated UTF-8 string. */
 typedef const char *onnxc_string;
 
+/* What an input or output is (onnxc_tensor_info.kind): bits, 0 for a plain tensor. */
+enum {
+  ONNXC_KIND_TENSOR = 0,   /* a tensor: a buffer of dtype elements */
+  ONNXC_KIND_SEQUENCE = 1, /* a sequence of tensors: an onnxc_sequence */
+  ONNXC_KIND_OPTIONAL = 2  /* an optional: an onnxc_optional holding a tensor's buffer, or with
+                              ONNXC_KIND_SEQUENCE also set, an onnxc_sequence */
+};
+
 typedef struct onnxc_tensor_info {
   const char *name;    /* ONNX value name, as in the model */
   int32_t dtype;       /* ONNX TensorProto.DataType value: 1 FLOAT, 7 INT64, 9 BOOL, ... */
-  int32_t rank;
+  int32_t rank;        /* sequences: 0 (their items have dims of their own) */
   const int64_t *dims; /* rank entries; for data-dependent outputs, the upper bound */
+  /* Fields after this line are onnxc additions to the DESIGN.md contract. */
+  int32_t kind;        /* ONNXC_KIND_* bits; optional tensors: dtype, rank, dims describe the
+                          tensor it holds */
+  int32_t n_items;     /* sequences: the number of items (fixed at compile time) */
+  const struct onnxc_tensor_info *items; /* sequences: n_items entries (name NULL, kind 0):
+                          each item's dtype, rank and dims */
 } onnxc_tensor_info;
+
+/* A sequence of tensors passed to or returned by a model.  Inputs: count must equal the
+   descriptor's n_items, data[k] points at item k's elements (read only: the model never
+   writes through an input), and dims is NULL (items as compiled) or dims[k] gives item k's
+   dims, which must equal the compiled ones (else ONNXC_ERR_SHAPE).  Outputs: the caller
+   provides data[k], a buffer of onnxc_tensor_bytes(&items[k]) bytes, for every item, and
+   optionally dims[k] (items[k].rank entries); the run writes the items, sets count and fills
+   dims when not NULL. */
+typedef struct onnxc_sequence {
+  int32_t count;
+  void *const *data;
+  int64_t *const *dims;
+} onnxc_sequence;
+
+/* An optional tensor or sequence.  Inputs: has_value says whether it holds a value; when it
+   does, value points at the tensor's elements or at an onnxc_sequence (it may be NULL when it
+   does not).  Outputs: the caller points value at a tensor buffer (or an onnxc_sequence with
+   its item buffers, as for a sequence output); the run sets has_value and writes the value
+   only when there is one. */
+typedef struct onnxc_optional {
+  int32_t has_value;
+  void *value;
+} onnxc_optional;
 
 typedef struct onnxc_model {
   const char *name;
@@ -75,8 +122,9 @@ typedef struct onnxc_model {
   /* Fields after this line are onnxc additions to the DESIGN.md contract. */
   size_t arena_align; /* required alignment of the arena pointer in bytes */
   /* Like run, and writes the actual dims of output i to dims_out[i][0..rank) for every output
-     (equal to outputs[i].dims except for data-dependent outputs).  May be NULL in descriptors of
-     older generated code. */
+     (equal to outputs[i].dims except for data-dependent outputs; for an optional tensor the
+     dims of the tensor it holds; nothing for sequences, whose onnxc_sequence.dims report
+     theirs).  May be NULL in descriptors of older generated code. */
   int (*run_dims)(void *arena, const void *const *inputs, void *const *outputs,
                   int64_t *const *dims_out);
 } onnxc_model;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the contract of generated code on the PyTorch fixtures, the demo model, a sample of
-conformance models and the string ones, --train files and the custom-op fixture (inference,
+conformance models, the string ones and some with sequence/optional inputs and outputs, --train files and the custom-op fixture (inference,
 --gradients, --train):
   - deterministic: compiling twice gives byte-identical .c and .h;
   - strict C99: gcc -std=c99 -Wall -Wextra -Werror -pedantic, with and without -mno-avx;
@@ -61,6 +61,21 @@ def main():
     strings += [os.path.join("/usr/share/libonnx-testdata/data/node", c, "model.onnx")
                 for c in ("test_cast_FLOAT_to_STRING", "test_cast_STRING_to_FLOAT")]
     conf += [m for m in strings if os.path.exists(m) and m not in conf]
+    # sequences and optionals as inputs and outputs (the port entry points around run_impl),
+    # unrolled Loops and SequenceMap
+    node_dir = os.path.join(args.build, "onnx-data", "node")
+    flags_of = {}
+    for c, flags in (("test_identity_opt", ["--seq-input", "opt_in=float[5]"]), ("test_if_opt", []),
+                     ("test_sequence_map_add_2_sequences",
+                      ["--seq-input", "x0=float[6],float[1],float[4]", "--seq-input", "x1=float[6],float[1],float[4]"]),
+                     ("test_optional_get_element_optional_tensor", []), ("test_optional_has_element_empty_optional_input", []),
+                     ("test_loop13_seq", ["--seq-input", "seq_empty=0:float[]",
+                                          "--const-input", "trip_count=" + os.path.join(node_dir, "test_loop13_seq", "test_data_set_0", "input_0.pb"),
+                                          "--const-input", "cond=" + os.path.join(node_dir, "test_loop13_seq", "test_data_set_0", "input_1.pb")])):
+        m = os.path.join(node_dir, c, "model.onnx")
+        if os.path.exists(m) and m not in conf:
+            conf.append(m)
+            flags_of[m] = flags
     passed = failed = 0
 
     def result(name, ok, why=""):
@@ -104,8 +119,9 @@ def main():
         a, b = os.path.join(work, "a"), os.path.join(work, "b")
         os.makedirs(a, exist_ok=True)
         os.makedirs(b, exist_ok=True)
-        r1 = sh([onnxc, m, "-o", os.path.join(a, "net.c")])
-        r2 = sh([onnxc, m, "-o", os.path.join(b, "net.c")])
+        flags = flags_of.get(m, [])
+        r1 = sh([onnxc, m, *flags, "-o", os.path.join(a, "net.c")])
+        r2 = sh([onnxc, m, *flags, "-o", os.path.join(b, "net.c")])
         if r1[0] or r2[0]:
             result(f"{rel}: compiles", False, r1[1] or r2[1])
             continue

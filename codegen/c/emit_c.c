@@ -549,6 +549,18 @@ static const char *fn_name(Emit *e, const Node *n) {
   return fmt(e, "n%d_%s", n->fn_id, sanitize(&e->ctx->arena, n->name, 40));
 }
 
+/* Does n's function return a status?  Rows flagged OPF_STATUS and string makers do, and so do
+   If/Loop/Scan nodes whose subgraphs run such a node (the status leaves through them). */
+static bool returns_status(const Node *n) {
+  if ((n->def->flags & OPF_STATUS) || n->str_heap) return true;
+  for (int k = 0; k < n->n_attrs; k++) {
+    Graph *g = n->attrs[k].g;
+    for (int s = 0; g && s < g->sched.n; s++)
+      if (!((Node *)g->sched.v[s])->elided && returns_status(g->sched.v[s])) return true;
+  }
+  return false;
+}
+
 static void emit_node_fn(Emit *e, Node *n) {
   Ctx *ctx = e->ctx;
   if (!n->def->emit_c) fail_node(ctx, n, "op %s has no C emitter", n->op_type);
@@ -569,7 +581,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
   buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : "",
-             (n->def->flags & OPF_STATUS) || n->str_heap ? "int" : "void", fn_name(e, n));
+             returns_status(n) ? "int" : "void", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -603,6 +615,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   if (n->str_heap) ep(e, "(void)H;");
   ep(e, "(void)W;");
   n->def->emit_c(e, n);
+  if (returns_status(n) && !(n->def->flags & OPF_STATUS) && !n->str_heap) ep(e, "return ONNXC_OK;");
   e->indent = 0;
   buf_puts(e->out, "}\n\n");
 }
@@ -686,9 +699,9 @@ static void emit_calls(Emit *e, const Env *env) {
     }
     buf_printf(&call, "%s%s)", first ? "" : ", ",
                n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
-    if ((n->def->flags & OPF_STATUS) || n->str_heap) {
-      /* a status from user code ends the run (inside a subgraph there is no way out) */
-      if (env->owner) fail_node(e->ctx, n, "custom ops inside If/Loop/Scan bodies are not supported");
+    if (returns_status(n)) {
+      /* a status ends the run (from a subgraph, through its owner's function) */
+      if (env->owner && custom_op_of(n)) fail_node(e->ctx, n, "custom ops inside If/Loop/Scan bodies are not supported");
       ep(e, "{ const int st = %s; if (st != ONNXC_OK) return st; }", call.p);
     } else {
       ep(e, "%s;", call.p);
@@ -816,6 +829,17 @@ static const char *upper(Arena *a, const char *s) {
   return u;
 }
 
+/* One tensor port per flat value (the side of a model with ports that has no structure). */
+static Port *tensor_ports(Arena *a, PtrVec *flat, int *n) {
+  Port *p = arena_alloc(a, sizeof(Port) * (size_t)(flat->n + 1));
+  for (int i = 0; i < flat->n; i++) {
+    Value *v = flat->v[i];
+    p[i] = (Port){v->name, PORT_TENSOR, v->dtype, i, 1};
+  }
+  *n = flat->n;
+  return p;
+}
+
 void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   Arena *a = &ctx->arena;
   const char *P = ctx->prefix, *UP = upper(a, P);
@@ -829,7 +853,23 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     vec_push(a, &g->inputs, NULL);
     for (int i = g->inputs.n - 1; i > 0; i--) g->inputs.v[i] = g->inputs.v[i - 1];
     g->inputs.v[0] = wv;
+    if (g->in_ports) { /* its port goes first too */
+      Port *p = arena_alloc(a, sizeof(Port) * (size_t)(g->n_in_ports + 2));
+      p[0] = (Port){wv->name, PORT_TENSOR, DT_UINT8, 0, 1};
+      for (int i = 0; i < g->n_in_ports; i++) {
+        p[i + 1] = g->in_ports[i];
+        p[i + 1].first++;
+      }
+      g->in_ports = p;
+      g->n_in_ports++;
+    }
   }
+  /* sequences or optionals among inputs or outputs: entry points over ports (emit_ports.c) */
+  bool ports = g->in_ports || g->out_ports;
+  Port *in_ports = g->in_ports, *out_ports = g->out_ports;
+  int n_in_ports = g->n_in_ports, n_out_ports = g->n_out_ports;
+  if (ports && !in_ports) in_ports = tensor_ports(a, &g->inputs, &n_in_ports);
+  if (ports && !out_ports) out_ports = tensor_ports(a, &g->outputs, &n_out_ports);
   Names nm;
   nm.in = arena_alloc(a, sizeof(char *) * (size_t)(g->inputs.n + 1));
   nm.out = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
@@ -874,7 +914,14 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     buf_printf(argsb, ", %s", nm.out[i]);
   }
   custom_emit_decls(ctx, hb, &g, 1);
-  buf_printf(protob, "int %s_run(void *arena%s)", P, paramsb->p ? paramsb->p : "");
+  if (ports) {
+    Buf pp = {0};
+    emit_port_prototype(ctx, g, &pp, in_ports, n_in_ports, out_ports, n_out_ports);
+    buf_printf(protob, "int %s_run(void *arena%s)", P, pp.p ? pp.p : "");
+    buf_free(&pp);
+  } else {
+    buf_printf(protob, "int %s_run(void *arena%s)", P, paramsb->p ? paramsb->p : "");
+  }
   buf_printf(hb, "/* Runs the model; returns 0 (ONNXC_OK) or an onnxc_status. */\n%s;\n\n", protob->p);
   buf_printf(hb, "extern const onnxc_model %s_model;\n\n", P);
   buf_printf(hb, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
@@ -934,8 +981,10 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     }
     if (any_dyn) ep(&e, "int64_t dyn_scratch[%d];", ONNXC_MAX_RANK);
   }
-  for (int i = 0; i < g->inputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.in[i]);
-  for (int i = 0; i < g->outputs.n; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.out[i]);
+  /* (with ports, run_ports checks the caller's pointers: an absent optional's may be NULL) */
+  for (int i = 0; i < g->inputs.n && !ports; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.in[i]);
+  for (int i = 0; i < g->outputs.n && !ports; i++) ep(&e, "if (!%s) return ONNXC_ERR_NULL;", nm.out[i]);
+  for (int i = 0; i < g->inputs.n && ports; i++) ep(&e, "(void)%s;", nm.in[i]); /* items nobody reads */
   if (wv) ep(&e, "if ((uintptr_t)%s %% 16 != 0) return ONNXC_ERR_ALIGN;", nm.in[0]);
   if (g->arena_bytes > 0) {
     ep(&e, "if (!arena) return ONNXC_ERR_NULL;");
@@ -976,6 +1025,15 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   }
   ep(&e, "return ONNXC_OK;");
   buf_puts(cb, "}\n\n");
+  if (ports) {
+    emit_port_entries(ctx, g, cb, P, UP, in_ports, n_in_ports, out_ports, n_out_ports);
+    buf_free(protob);
+    buf_free(paramsb);
+    buf_free(argsb);
+    write_file(ctx, c_path, cb);
+    buf_free(cb);
+    return;
+  }
   buf_printf(cb, "%s {\n  return run_impl(arena%s, (int64_t *const *)0);\n}\n\n", protob->p, argsb->p ? argsb->p : "");
   buf_free(protob);
   buf_free(paramsb);
@@ -1031,7 +1089,7 @@ void emit_tensor_infos(Buf *cb, PtrVec *vs, const char *P, const char *tag, cons
       else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) buf_printf(cb, "\\%03o", (unsigned char)*p);
       else buf_put(cb, p, 1);
     }
-    buf_printf(cb, "\", %d, %d, %s_%s%d_dims},\n", v->dtype, v->rank, P, tag, i);
+    buf_printf(cb, "\", %d, %d, %s_%s%d_dims, 0, 0, 0},\n", v->dtype, v->rank, P, tag, i);
   }
   buf_puts(cb, "};\n");
 }

@@ -424,7 +424,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
       else if ((unsigned char)*s < 32 || (unsigned char)*s >= 127) buf_printf(cb, "\\%03o", (unsigned char)*s);
       else buf_put(cb, s, 1);
     }
-    buf_printf(cb, "\", %d, %d, param%d_dims},\n", p->dtype, p->rank, i);
+    buf_printf(cb, "\", %d, %d, param%d_dims, 0, 0, 0},\n", p->dtype, p->rank, i);
   }
   buf_puts(cb, "};\n");
   buf_printf(cb, "const size_t %s_param_offsets[%s_N_PARAMS] = {", P, UP);

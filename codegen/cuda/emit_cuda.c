@@ -344,8 +344,26 @@ static uint64_t fnv1a(const char *p, size_t n) {
 
 static const char *ctype_or_void(int dt) { return c_type(dt) ? c_type(dt) : "void"; }
 
+/* Sequences and optionals: the CUDA entry points take plain device tensors.  A sequence output
+   is returned as one output per item ("name[k]"); sequence and optional inputs, optional
+   outputs and optionals whose presence is decided at run time are refused. */
+static void refuse_structure(Ctx *ctx, Graph *g) {
+  if (g->in_ports) fail(ctx, "sequence and optional inputs are not supported by the CUDA backend (--target %s)",
+                        ctx->target == TARGET_CUDA ? "cuda" : "cuda-nvrtc");
+  for (int i = 0; i < g->n_out_ports; i++)
+    if (g->out_ports[i].kind & PORT_OPTIONAL)
+      fail(ctx, "output '%s' is an optional; optional outputs are not supported by the CUDA backend", g->out_ports[i].name);
+  for (int s = 0; s < g->sched.n; s++) {
+    Node *n = g->sched.v[s];
+    if (is_opt_copy(n)) fail_node(ctx, n, "optionals whose presence is decided at run time are not supported by the CUDA backend");
+    for (int k = 0; k < n->n_attrs; k++)
+      if (n->attrs[k].g) refuse_structure(ctx, n->attrs[k].g);
+  }
+}
+
 void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   Arena *a = &ctx->arena;
+  refuse_structure(ctx, g);
   const char *P = ctx->prefix, *UP = upper(a, P);
   Cu cu = {.ctx = ctx, .g = g, .nvrtc = ctx->target == TARGET_CUDA_NVRTC};
   Buf *db = &ctx->emit_bufs[2], *hostb = &ctx->emit_bufs[3];

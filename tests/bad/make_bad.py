@@ -135,6 +135,7 @@ def main():
 
     custom_cases(exp)
     string_cases(exp)
+    sequence_cases(exp)
 
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
         f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error[\tonnxc flags]\n")
@@ -244,6 +245,93 @@ def string_cases(exp):
                                       [vi("x", [2], S)], [vi("y", [2], S)], opset=20))
     exp.append(("strings/concat.onnx", "node 'cat0' (StringConcat): string tensors are not supported by the CUDA backend",
                 "--target cuda"))
+
+
+def sequence_cases(exp):
+    """Sequences and optionals: inputs without (or with bad) --seq-input specs, structures that
+    onnxc cannot make static, Loops it cannot unroll, backends and modes without them."""
+    os.makedirs(os.path.join(OUT, "seq"), exist_ok=True)
+    F = TensorProto.FLOAT
+    seq_f3 = helper.make_tensor_sequence_value_info("x", F, [3])
+    seq_out = helper.make_tensor_sequence_value_info("y", F, None)
+    save("seq/identity.onnx", model([helper.make_node("Identity", ["x"], ["y"], name="id0")], [seq_f3], [seq_out]))
+    for flags, want in (
+            ("", "input 'x' is a sequence; onnxc needs its length and item shapes at compile time: --seq-input x=ITEMS"),
+            ("--seq-input x=2:floot[3]", "--seq-input x=2:floot[3]: unknown element type 'floot'"),
+            ("--seq-input x=2:float", "expected '[' and the dims after 'float'"),
+            ("--seq-input x=float[3,]", "expected ',' or ']' in the dims"),
+            ("--seq-input x=int64[3]", "--seq-input x: items of type int64, the model declares float"),
+            ("--seq-input x=float[3],float[4]", "--seq-input x: item 1's dims do not match the item shape the model declares"),
+            ("--seq-input x=float[3] --seq-input x=float[3]", "--seq-input x is given twice"),
+            ("--seq-input x=", "--seq-input x=: no items (an empty sequence is 0:TYPE[])"),
+            ("--seq-input x=5000:float[3]", "more than 4096 items"),
+            ("--seq-input x=float[3] --target cuda", "sequence and optional inputs are not supported by the CUDA backend"),
+            ("--seq-input x=float[3] --const-input x=x.pb", "--const-input x: the input is not a tensor")):
+        exp.append(("seq/identity.onnx", want, flags))
+    save("seq/add_sequence.onnx", model([helper.make_node("Add", ["x", "x"], ["y"], name="add0")], [seq_f3], [vi("y", [3])]))
+    exp.append(("seq/add_sequence.onnx", "node 'add0' (Add): sequence and optional inputs are not supported by this op",
+                "--seq-input x=float[3]"))
+    save("seq/map_input.onnx", model([helper.make_node("Identity", ["m"], ["y"], name="id0")],
+                                     [helper.make_value_info("m", helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(F, [])))],
+                                     [vi("y", [3])]))
+    exp.append(("seq/map_input.onnx", "input 'm' is not a tensor, a sequence or an optional"))
+    save("seq/seq_of_seq.onnx", model([helper.make_node("Identity", ["x"], ["y"], name="id0")],
+                                      [helper.make_value_info("x", helper.make_sequence_type_proto(
+                                          helper.make_sequence_type_proto(helper.make_tensor_type_proto(F, [3]))))],
+                                      [seq_out]))
+    exp.append(("seq/seq_of_seq.onnx", "input 'x' is a sequence of sequences; onnxc supports sequences of tensors"))
+    # an If whose branches give sequences of different lengths
+    then = helper.make_graph([helper.make_node("SequenceConstruct", ["t"], ["a"], name="sc1")], "then", [],
+                             [helper.make_tensor_sequence_value_info("a", F, [3])])
+    other = helper.make_graph([helper.make_node("SequenceConstruct", ["t", "t"], ["b"], name="sc2")], "else", [],
+                              [helper.make_tensor_sequence_value_info("b", F, [3])])
+    save("seq/if_lengths.onnx", model([helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then, else_branch=other)],
+                                      [vi("t", [3]), vi("c", [], TensorProto.BOOL)], [seq_out]))
+    exp.append(("seq/if_lengths.onnx", "node 'if0' (If): output 0: the branches give sequences of 1 and 2 items"))
+    # OptionalGetElement of an optional that never holds a value
+    tp = helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [3]))
+    save("seq/get_empty.onnx", model([helper.make_node("Optional", [], ["o"], name="opt0", type=helper.make_tensor_type_proto(F, [3])),
+                                      helper.make_node("OptionalGetElement", ["o"], ["y"], name="get0")],
+                                     [vi("x", [3])], [vi("y", [3])], opset=18))
+    exp.append(("seq/get_empty.onnx", "node 'get0' (OptionalGetElement): the optional is always empty here"))
+    save("seq/optional_out.onnx", model([helper.make_node("Optional", ["x"], ["y"], name="opt0")], [vi("x", [3])],
+                                        [helper.make_value_info("y", tp)], opset=18))
+    exp.append(("seq/optional_out.onnx", "output 'y' is an optional; optional outputs are not supported by the CUDA backend",
+                "--target cuda"))
+    # Loops carrying a sequence: unrolled, which needs M and the condition at compile time
+    body = helper.make_graph([helper.make_node("Identity", ["c_in"], ["c_out"], name="cid"),
+                              helper.make_node("SequenceInsert", ["s_in", "t"], ["s_out"], name="ins0")], "body",
+                             [vi("i", [], TensorProto.INT64), vi("c_in", [], TensorProto.BOOL),
+                              helper.make_tensor_sequence_value_info("s_in", F, [3])],
+                             [vi("c_out", [], TensorProto.BOOL), helper.make_tensor_sequence_value_info("s_out", F, [3])])
+    loop = [helper.make_node("SequenceEmpty", [], ["s0"], name="empty0", dtype=F),
+            helper.make_node("Loop", ["M", "", "s0"], ["y"], name="loop0", body=body)]
+    save("seq/loop_runtime_m.onnx", model(loop, [vi("t", [3]), vi("M", [], TensorProto.INT64)], [seq_out]))
+    exp.append(("seq/loop_runtime_m.onnx", "node 'loop0' (Loop): it carries a sequence or an optional; onnxc unrolls such a Loop, "
+                "so its input 'M' (trip count M) must be known at compile time"))
+    big = helper.make_tensor("M", TensorProto.INT64, [], [5000])
+    save("seq/loop_too_long.onnx", model(loop, [vi("t", [3])], [seq_out], inits=[big]))
+    exp.append(("seq/loop_too_long.onnx", "onnxc unrolls such a Loop, and this one runs more than 4096 iterations"))
+    body_rt = helper.make_graph([helper.make_node("ReduceSum", ["t"], ["sum"], name="sum0", keepdims=0),
+                                 helper.make_node("Cast", ["sum"], ["c_out"], name="cast0", to=TensorProto.BOOL),
+                                 helper.make_node("SequenceInsert", ["s_in", "t"], ["s_out"], name="ins0")], "body",
+                                list(body.input), list(body.output))
+    three = helper.make_tensor("M", TensorProto.INT64, [], [3])
+    save("seq/loop_runtime_cond.onnx", model([loop[0], helper.make_node("Loop", ["M", "", "s0"], ["y"], name="loop0", body=body_rt)],
+                                             [vi("t", [3])], [seq_out], inits=[three]))
+    exp.append(("seq/loop_runtime_cond.onnx", "so the condition its body computes ('c_out') must be known at compile time"))
+    # SequenceMap over sequences of different lengths
+    mbody = helper.make_graph([helper.make_node("Add", ["a", "b"], ["c"], name="add0")], "map", [vi("a", [3]), vi("b", [3])],
+                              [vi("c", [3])])
+    save("seq/map_lengths.onnx", model([helper.make_node("SequenceMap", ["x", "z"], ["y"], name="map0", body=mbody)],
+                                       [seq_f3, helper.make_tensor_sequence_value_info("z", F, [3])], [seq_out]))
+    exp.append(("seq/map_lengths.onnx", "node 'map0' (SequenceMap): input sequences have 2 and 3 items",
+                "--seq-input x=2:float[3] --seq-input z=3:float[3]"))
+    # an item whose size depends on data
+    save("seq/dynamic_item.onnx", model([helper.make_node("NonZero", ["t"], ["nz"], name="nz0"),
+                                         helper.make_node("SequenceConstruct", ["nz"], ["y"], name="sc0")],
+                                        [vi("t", [3])], [helper.make_tensor_sequence_value_info("y", TensorProto.INT64, None)]))
+    exp.append(("seq/dynamic_item.onnx", "node 'sc0' (SequenceConstruct): input 'nz' has a data-dependent shape"))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,11 @@
  *                              (the actual dims, one per line) for every output K.
  *   harness DIR @ARGS          the same with the NAME=FILE arguments one per line in ARGS
  *                              (for emulators that pass only a short command line).
+ * Sequence inputs (descriptor kind): FILE holds the items' bytes one after another, their
+ * sizes from the descriptor's items; optional inputs: NAME=- for one without a value, else
+ * FILE holds its tensor or sequence.  A sequence output K is written as DIR/out_K.count and
+ * DIR/out_K_J.{bin,dims} per item J; an optional output as DIR/out_K.has (0 or 1) and, when
+ * it holds a value, its tensor or sequence as above.
  * String tensors, in FILE and out_K.bin: the elements' bytes one after another, each ended by
  * a NUL byte.
  * The model is linked in as the symbol model_model (compile with --name model).
@@ -19,6 +24,109 @@
 #include "read_all.h"
 
 extern const onnxc_model model_model;
+
+/* Binds the next tensor described by t from the file's bytes p[*at..len): numbers in place,
+   strings (NUL-ended elements) as a new array of pointers.  Returns 0, or 3 with a message. */
+static int take(const onnxc_tensor_info *t, char *p, size_t len, size_t *at, void **dst, const char *name) {
+  if (t->dtype == ONNXC_STRING) {
+    int64_t n = onnxc_tensor_numel(t);
+    onnxc_string *sv = calloc((size_t)n + 1, sizeof *sv);
+    for (int64_t j = 0; j < n; j++) {
+      size_t l = *at < len ? strlen(p + *at) : 0;
+      if (*at + l >= len) { fprintf(stderr, "input %s: fewer strings than the model expects\n", name); return 3; }
+      sv[j] = p + *at;
+      *at += l + 1;
+    }
+    *dst = sv;
+    return 0;
+  }
+  size_t want = onnxc_tensor_bytes(t);
+  if (*at + want > len) {
+    fprintf(stderr, "input %s: %zu bytes given, model expects at least %zu\n", name, len, *at + want);
+    return 3;
+  }
+  *dst = p + *at;
+  *at += want;
+  return 0;
+}
+
+/* A sequence described by t (its items) from p; count = the compiled one, dims = the items'. */
+static int take_seq(const onnxc_tensor_info *t, char *p, size_t len, size_t *at, onnxc_sequence *sq, const char *name) {
+  void **data = calloc((size_t)t->n_items + 1, sizeof(void *));
+  int64_t **dims = calloc((size_t)t->n_items + 1, sizeof(int64_t *));
+  for (int32_t k = 0; k < t->n_items; k++) {
+    int st = take(&t->items[k], p, len, at, &data[k], name);
+    if (st) return st;
+    dims[k] = (int64_t *)t->items[k].dims;
+  }
+  sq->count = t->n_items;
+  sq->data = data;
+  sq->dims = dims;
+  return 0;
+}
+
+/* Output buffers for a tensor (or a sequence's items) described by t, filled with garbage. */
+static void *alloc_tensor(const onnxc_tensor_info *t) {
+  size_t bytes = onnxc_tensor_bytes(t);
+  void *b = malloc(bytes + 16);
+  memset(b, 0xA5, bytes + 16);
+  return b;
+}
+
+static onnxc_sequence *alloc_seq(const onnxc_tensor_info *t) {
+  onnxc_sequence *sq = calloc(1, sizeof *sq);
+  void **data = calloc((size_t)t->n_items + 1, sizeof(void *));
+  int64_t **dims = calloc((size_t)t->n_items + 1, sizeof(int64_t *));
+  for (int32_t k = 0; k < t->n_items; k++) {
+    data[k] = alloc_tensor(&t->items[k]);
+    dims[k] = calloc((size_t)t->items[k].rank + 1, sizeof(int64_t));
+  }
+  sq->count = -1;
+  sq->data = data;
+  sq->dims = dims;
+  return sq;
+}
+
+/* DIR/PATH.dims (one dim per line) and DIR/PATH.bin of a tensor of dtype. */
+static void write_tensor(const char *dir, const char *path, int32_t dtype, int32_t rank, const int64_t *dims, const void *data) {
+  char fn[4096];
+  int64_t n = 1;
+  snprintf(fn, sizeof fn, "%s/%s.dims", dir, path);
+  FILE *f = fopen(fn, "w");
+  for (int d = 0; d < rank; d++) {
+    fprintf(f, "%lld\n", (long long)dims[d]);
+    n *= dims[d];
+  }
+  fclose(f);
+  snprintf(fn, sizeof fn, "%s/%s.bin", dir, path);
+  f = fopen(fn, "wb");
+  if (dtype == ONNXC_STRING) {
+    const onnxc_string *sv = data;
+    for (int64_t j = 0; j < n; j++) fwrite(sv[j], 1, strlen(sv[j]) + 1, f);
+  } else {
+    fwrite(data, 1, ((size_t)n * onnxc_dtype_bits(dtype) + 7) / 8, f);
+  }
+  fclose(f);
+}
+
+static void write_text(const char *dir, const char *path, long long v) {
+  char fn[4096];
+  snprintf(fn, sizeof fn, "%s/%s", dir, path);
+  FILE *f = fopen(fn, "w");
+  fprintf(f, "%lld\n", v);
+  fclose(f);
+}
+
+/* out_K.count and out_K_J.{bin,dims} of a sequence output. */
+static void write_seq(const char *dir, int k, const onnxc_tensor_info *t, const onnxc_sequence *sq) {
+  char path[64];
+  snprintf(path, sizeof path, "out_%d.count", k);
+  write_text(dir, path, sq->count);
+  for (int32_t j = 0; j < sq->count && j < t->n_items; j++) {
+    snprintf(path, sizeof path, "out_%d_%d", k, j);
+    write_tensor(dir, path, t->items[j].dtype, t->items[j].rank, sq->dims[j], sq->data[j]);
+  }
+}
 
 int main(int argc, char **argv) {
   const onnxc_model *m = &model_model;
@@ -45,41 +153,51 @@ int main(int argc, char **argv) {
     *eq = 0;
     int k = onnxc_find_input(m, argv[i]);
     if (k < 0) { fprintf(stderr, "no input named %s\n", argv[i]); return 2; }
-    size_t len;
-    void *p = read_all(eq + 1, &len);
-    if (!p) { fprintf(stderr, "cannot read %s\n", eq + 1); return 2; }
-    if (m->inputs[k].dtype == ONNXC_STRING) {
-      /* NUL-ended strings -> an array of pointers into the file's bytes */
-      int64_t n = onnxc_tensor_numel(&m->inputs[k]), got = 0;
-      onnxc_string *sv = calloc((size_t)n + 1, sizeof *sv);
-      char *c = p;
-      for (size_t at = 0; at < len; got++) {
-        size_t l = strlen(c + at);
-        if (at + l >= len) { fprintf(stderr, "input %s: the last string has no NUL\n", argv[i]); return 3; }
-        if (got < n) sv[got] = c + at;
-        at += l + 1;
-      }
-      if (got != n) {
-        fprintf(stderr, "input %s: %lld strings given, model expects %lld\n", argv[i], (long long)got, (long long)n);
-        return 3;
-      }
-      in[k] = sv;
+    const onnxc_tensor_info *t = &m->inputs[k];
+    if ((t->kind & ONNXC_KIND_OPTIONAL) && !strcmp(eq + 1, "-")) {
+      /* an optional without a value */
+      onnxc_optional *o = calloc(1, sizeof *o);
+      in[k] = o;
       continue;
     }
-    size_t want = onnxc_tensor_bytes(&m->inputs[k]);
-    if (len != want) {
-      fprintf(stderr, "input %s: %zu bytes given, model expects %zu\n", argv[i], len, want);
+    size_t len, at = 0;
+    char *p = read_all(eq + 1, &len);
+    if (!p) { fprintf(stderr, "cannot read %s\n", eq + 1); return 2; }
+    void *bound = NULL;
+    int st;
+    if (t->kind & ONNXC_KIND_SEQUENCE) {
+      onnxc_sequence *sq = calloc(1, sizeof *sq);
+      st = take_seq(t, p, len, &at, sq, argv[i]);
+      bound = sq;
+    } else {
+      st = take(t, p, len, &at, &bound, argv[i]);
+    }
+    if (st) return st;
+    if (at != len) {
+      fprintf(stderr, "input %s: %zu bytes given, model expects %zu\n", argv[i], len, at);
       return 3;
     }
-    in[k] = p;
+    if (t->kind & ONNXC_KIND_OPTIONAL) {
+      onnxc_optional *o = calloc(1, sizeof *o);
+      o->has_value = 1;
+      o->value = bound;
+      bound = o;
+    }
+    in[k] = bound;
   }
   for (int k = 0; k < m->n_inputs; k++)
     if (!in[k]) { fprintf(stderr, "input %s not given\n", m->inputs[k].name); return 2; }
   for (int k = 0; k < m->n_outputs; k++) {
-    size_t bytes = onnxc_tensor_bytes(&m->outputs[k]);
-    out[k] = malloc(bytes + 16);
-    memset(out[k], 0xA5, bytes + 16);
-    dims[k] = calloc((size_t)m->outputs[k].rank + 1, sizeof(int64_t));
+    const onnxc_tensor_info *t = &m->outputs[k];
+    void *b = t->kind & ONNXC_KIND_SEQUENCE ? (void *)alloc_seq(t) : alloc_tensor(t);
+    if (t->kind & ONNXC_KIND_OPTIONAL) {
+      onnxc_optional *o = calloc(1, sizeof *o);
+      o->has_value = -1;
+      o->value = b;
+      b = o;
+    }
+    out[k] = b;
+    dims[k] = calloc((size_t)t->rank + 1, sizeof(int64_t));
   }
   void *arena = NULL;
   if (m->arena_bytes) {
@@ -91,26 +209,19 @@ int main(int argc, char **argv) {
   int st = m->run_dims ? m->run_dims(arena, in, out, dims) : m->run(arena, in, out);
   if (st != 0) { fprintf(stderr, "run failed: status %d (%s)\n", st, onnxc_status_str(st)); return 4; }
   for (int k = 0; k < m->n_outputs; k++) {
-    char path[4096];
-    int64_t n = 1;
-    snprintf(path, sizeof path, "%s/out_%d.dims", argv[1], k);
-    FILE *f = fopen(path, "w");
-    for (int d = 0; d < m->outputs[k].rank; d++) {
-      int64_t v = m->run_dims ? dims[k][d] : m->outputs[k].dims[d];
-      fprintf(f, "%lld\n", (long long)v);
-      n *= v;
+    const onnxc_tensor_info *t = &m->outputs[k];
+    char path[64];
+    void *o = out[k];
+    if (t->kind & ONNXC_KIND_OPTIONAL) {
+      const onnxc_optional *op = o;
+      snprintf(path, sizeof path, "out_%d.has", k);
+      write_text(argv[1], path, op->has_value);
+      if (!op->has_value) continue;
+      o = op->value;
     }
-    fclose(f);
-    snprintf(path, sizeof path, "%s/out_%d.bin", argv[1], k);
-    f = fopen(path, "wb");
-    if (m->outputs[k].dtype == ONNXC_STRING) {
-      const onnxc_string *sv = out[k];
-      for (int64_t j = 0; j < n; j++) fwrite(sv[j], 1, strlen(sv[j]) + 1, f);
-      fclose(f);
-      continue;
-    }
-    fwrite(out[k], 1, ((size_t)n * onnxc_dtype_bits(m->outputs[k].dtype) + 7) / 8, f);
-    fclose(f);
+    snprintf(path, sizeof path, "out_%d", k);
+    if (t->kind & ONNXC_KIND_SEQUENCE) write_seq(argv[1], k, t, o);
+    else write_tensor(argv[1], path, t->dtype, t->rank, m->run_dims ? dims[k] : t->dims, o);
   }
   return 0;
 }

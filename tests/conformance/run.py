@@ -14,6 +14,13 @@ Tolerance: floats rtol 1e-3, atol 1e-4 (NaNs must match); integers, bools and st
 the small types (float8, float4, float8e8m0, int4/uint4, int2/uint2) exact by element code.
 String tensors travel to and from the harness as their elements' bytes, each ended by a NUL.
 
+Sequence and optional inputs (input_N.pb holding a SequenceProto or an OptionalProto) are
+written for the harness as their tensors' bytes one after another ('-' for an optional
+without a value).  A sequence input's length and item shapes are compile-time facts: when
+onnxc asks for them (--seq-input NAME=ITEMS) the runner gives those of the data set's sample.
+Sequence and optional outputs are compared item by item (and presence); the CUDA targets,
+which return a sequence as one output per item, are compared that way.
+
 Cross testing: --cc names the C compiler (e.g. aarch64-linux-gnu-gcc), --ldflags adds link flags
 (e.g. -static) and --run-wrapper runs each program through an emulator (e.g. qemu-aarch64); with
 a wrapper the runtime library is compiled from runtime_min/ by --cc instead of taken from BUILD.
@@ -184,6 +191,72 @@ def compare(got, want, is_float):
     return None
 
 
+# element type names as onnxc spells them (--seq-input)
+DTYPE_NAMES = {1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 8: "string",
+               9: "bool", 10: "float16", 11: "double", 12: "uint32", 13: "uint64", 16: "bfloat16",
+               17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz", 21: "uint4",
+               22: "int4", 23: "float4e2m1", 24: "float8e8m0", 25: "uint2", 26: "int2"}
+
+
+class Val:
+    """A test value: kind 'tensor' (t: TensorProto), 'sequence' (items: [TensorProto]) or
+    'optional' (inner: a Val, or None when it holds nothing)."""
+
+    def __init__(self, kind, t=None, items=None, inner=None):
+        self.kind, self.t, self.items, self.inner = kind, t, items, inner
+
+
+def type_kind(tp):
+    """'tensor', 'sequence' or 'optional' for a TypeProto (None: a tensor)."""
+    if tp is None:
+        return "tensor"
+    k = tp.WhichOneof("value")
+    return {"sequence_type": "sequence", "optional_type": "optional"}.get(k, "tensor")
+
+
+def parse_val(data, tp):
+    """A serialized test value of type tp (a TypeProto, None: a tensor) as a Val."""
+    kind = type_kind(tp)
+    if kind == "sequence":
+        sp = onnx.SequenceProto()
+        sp.ParseFromString(data)
+        return Val("sequence", items=list(sp.tensor_values))
+    if kind == "optional":
+        op = onnx.OptionalProto()
+        op.ParseFromString(data)
+        if op.HasField("tensor_value"):
+            return Val("optional", inner=Val("tensor", t=op.tensor_value))
+        if op.HasField("sequence_value"):
+            return Val("optional", inner=Val("sequence", items=list(op.sequence_value.tensor_values)))
+        return Val("optional", inner=None)
+    t = onnx.TensorProto()
+    t.ParseFromString(data)
+    return Val("tensor", t=t)
+
+
+def val_bytes(v):
+    """What the harness reads for a value: a tensor's bytes, a sequence's items' bytes one after
+    another (None: an optional without a value)."""
+    if v.kind == "optional":
+        return None if v.inner is None else val_bytes(v.inner)
+    if v.kind == "sequence":
+        return b"".join(tensor_bytes(x) for x in v.items)
+    return tensor_bytes(v.t)
+
+
+def seq_items_spec(v, tp):
+    """--seq-input ITEMS for the sequence of sample v (or the one an optional holds), or None."""
+    if v.kind == "optional":
+        v = v.inner
+        tp = tp.optional_type.elem_type if tp is not None else None
+    if v is None or v.kind != "sequence":
+        return None
+    if not v.items:
+        et = tp.sequence_type.elem_type.tensor_type.elem_type if tp is not None else 0
+        return f"0:{DTYPE_NAMES.get(et, 'float')}[]" if et else None
+    return ",".join(f"{DTYPE_NAMES[x.data_type]}[{','.join(str(d) for d in x.dims)}]" for x in v.items)
+
+
 def run_cmd(cmd, cwd=None, timeout=120):
     try:
         p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
@@ -252,8 +325,8 @@ def symbolic_size(model, param, by_name):
     """The size a symbolic input dimension has in this data set."""
     for inp in model.graph.input:
         for i, d in enumerate(inp.type.tensor_type.shape.dim):
-            if d.dim_param == param and inp.name in by_name:
-                dims = by_name[inp.name][1].dims
+            if d.dim_param == param and inp.name in by_name and by_name[inp.name][1].t is not None:
+                dims = by_name[inp.name][1].t.dims
                 if i < len(dims):
                     return dims[i]
     return None
@@ -270,19 +343,27 @@ def list_cases(suites):
     return cases
 
 
-def bind_for_retry(msg, model, by_name, const, dims):
-    """When onnxc's error asks for a symbolic dim's size or a compile-time input that the data
-    set has, records it in dims / const (NAME -> size / input file) and returns True."""
+def bind_for_retry(msg, model, by_name, const, dims, seqs=None):
+    """When onnxc's error asks for a symbolic dim's size, a compile-time input or a sequence
+    input's items that the data set has, records it in dims / const / seqs (NAME -> size /
+    input file / ITEMS) and returns True."""
     d = re.search(r"symbolic dimension '([^']+)'; give its size with --dim", msg)
     if d and model is not None and d.group(1) not in dims:
         size = symbolic_size(model, d.group(1), by_name)
         if size is not None:
             dims[d.group(1)] = size
             return True
-    m = re.search(r"--const-input (\S+?)=FILE\.pb", msg)
-    if m and m.group(1) in by_name and m.group(1) not in const:
-        const[m.group(1)] = by_name[m.group(1)][0]
-        return True
+    for m in re.finditer(r"--const-input (\S+?)=FILE\.pb", msg):
+        if m.group(1) in by_name and m.group(1) not in const and by_name[m.group(1)][1].kind == "tensor":
+            const[m.group(1)] = by_name[m.group(1)][0]
+            return True
+    m = re.search(r"--seq-input (\S+?)=ITEMS", msg)
+    if m and seqs is not None and m.group(1) in by_name and m.group(1) not in seqs and model is not None:
+        tp = next((i.type for i in model.graph.input if i.name == m.group(1)), None)
+        spec = seq_items_spec(by_name[m.group(1)][1], tp)
+        if spec is not None:
+            seqs[m.group(1)] = spec
+            return True
     return False
 
 
@@ -293,9 +374,10 @@ def run_case(case_dir, tools, keep):
         model = onnx.load(model_path, load_external_data=False)
     except Exception as e:  # noqa: BLE001
         return name, False, f"onnx cannot load the model: {e}"
-    in_names = [i.name for i in model.graph.input]
     init_names = {t.name for t in model.graph.initializer}
-    in_names = [n for n in in_names if n not in init_names]
+    in_vis = [i for i in model.graph.input if i.name not in init_names]
+    in_names = [i.name for i in in_vis]
+    in_types = [i.type for i in in_vis]
     outputs = list(model.graph.output)
     case_flags = []
     flags_path = os.path.join(case_dir, "onnxc_flags.txt")
@@ -313,21 +395,19 @@ def run_case(case_dir, tools, keep):
         for ds in sets:
             in_files = sorted(glob.glob(os.path.join(ds, "input_*.pb")), key=lambda p: int(re.findall(r"(\d+)\.pb$", p)[0]))
             out_files = sorted(glob.glob(os.path.join(ds, "output_*.pb")), key=lambda p: int(re.findall(r"(\d+)\.pb$", p)[0]))
-            in_tensors = []
-            for f in in_files:
-                t = onnx.TensorProto()
-                with open(f, "rb") as fh:
-                    t.ParseFromString(fh.read())
-                in_tensors.append(t)
             by_name = {}
-            for j, t in enumerate(in_tensors):
-                nm = in_names[j] if j < len(in_names) else t.name
-                by_name[nm] = (in_files[j], t)
+            for j, f in enumerate(in_files):
+                tp = in_types[j] if j < len(in_types) else None
+                with open(f, "rb") as fh:
+                    v = parse_val(fh.read(), tp)
+                nm = in_names[j] if j < len(in_names) else (v.t.name if v.t is not None else f"input_{j}")
+                by_name[nm] = (f, v)
             const = {}
             dims_bound = {}
+            seqs = {}
             # compile (retrying with compile-time inputs bound and symbolic dims sized)
             for _attempt in range(8):
-                key = (tuple(sorted(const.items())), tuple(sorted(dims_bound.items())))
+                key = (tuple(sorted(const.items())), tuple(sorted(dims_bound.items())), tuple(sorted(seqs.items())))
                 if built_for == key:
                     break
                 c_path = os.path.join(work, "model.c" if tools.target == "c" else "model.cu")
@@ -340,9 +420,11 @@ def run_case(case_dir, tools, keep):
                     cmd += ["--const-input", f"{k}={v}"]
                 for k, v in dims_bound.items():
                     cmd += ["--dim", f"{k}={v}"]
+                for k, v in seqs.items():
+                    cmd += ["--seq-input", f"{k}={v}"]
                 rc, msg = run_cmd(cmd)
                 if rc != 0:
-                    if bind_for_retry(msg, model, by_name, const, dims_bound):
+                    if bind_for_retry(msg, model, by_name, const, dims_bound, seqs):
                         continue
                     if rc < 0 or rc > 128 or "internal error" in msg or "Sanitizer" in msg or "runtime error:" in msg:
                         bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
@@ -367,12 +449,16 @@ def run_case(case_dir, tools, keep):
             args = tools.wrapper + [exe, work]
             if WEIGHTS_FILE:
                 args.append("__weights=" + os.path.join(work, "weights.bin"))
-            for nm, (f, t) in by_name.items():
+            for nm, (f, v) in by_name.items():
                 if nm in const:
+                    continue
+                data = val_bytes(v)
+                if data is None:  # an optional without a value
+                    args.append(f"{nm}=-")
                     continue
                 raw = os.path.join(work, f"in_{len(args) - len(tools.wrapper)}.bin")
                 with open(raw, "wb") as fh:
-                    fh.write(tensor_bytes(t))
+                    fh.write(data)
                 args.append(f"{nm}={raw}")
             if tools.wrapper and tools.target == "c" and len(" ".join(args)) > 200:
                 # emulators may pass only a short command line (ARM semihosting: 255 bytes)
@@ -385,30 +471,29 @@ def run_case(case_dir, tools, keep):
                 return name, None, "no CUDA device"
             if rc != 0:
                 return name, False, f"run ({os.path.basename(ds)}): status {rc}: {first_line(msg)}"
-            j = 0  # harness output index: a sequence output is one output per item
+            j = 0  # flat output index of the CUDA targets: a sequence output is one output per item
             for k, f in enumerate(out_files):
                 with open(f, "rb") as fh:
                     data = fh.read()
-                if k < len(outputs) and outputs[k].type.HasField("sequence_type"):
-                    sp = onnx.SequenceProto()
-                    sp.ParseFromString(data)
-                    wants = [(w, w.data_type) for w in sp.tensor_values]
-                else:
-                    want = onnx.TensorProto()
-                    want.ParseFromString(data)
-                    et = outputs[k].type.tensor_type.elem_type if k < len(outputs) else want.data_type
-                    wants = [(want, et)]
-                for want, et in wants:
+                otype = outputs[k].type if k < len(outputs) else None
+                want = parse_val(data, otype)
+                oname = outputs[k].name if k < len(outputs) else (want.t.name if want.t is not None else "?")
+                if tools.target == "c":
+                    err = compare_port(work, k, want, otype)
+                    if err:
+                        return name, False, f"output {k} ({oname}), {os.path.basename(ds)}: {err}"
+                    continue
+                if want.kind == "optional":
+                    return name, False, f"output {k} ({oname}): an optional (the CUDA targets have none)"
+                wants = want.items if want.kind == "sequence" else [want.t]
+                for w in wants:
+                    et = w.data_type
+                    if want.kind == "tensor" and otype is not None:
+                        et = otype.tensor_type.elem_type
                     if not os.path.exists(os.path.join(work, f"out_{j}.dims")):
                         return name, False, f"output {k}: the model gives fewer outputs than expected"
-                    with open(os.path.join(work, f"out_{j}.dims")) as fh:
-                        dims = [int(x) for x in fh.read().split()]
-                    with open(os.path.join(work, f"out_{j}.bin"), "rb") as fh:
-                        raw = fh.read()
-                    got = decode_output(raw, et, dims)
-                    err = compare(got, to_compare(want), et in (1, 10, 11, 16))
+                    err = compare_file(work, f"out_{j}", w, et)
                     if err:
-                        oname = outputs[k].name if k < len(outputs) else (want.name or "?")
                         return name, False, f"output {k} ({oname}) item {j}, {os.path.basename(ds)}: {err}"
                     j += 1
         return name, True, ""
@@ -419,6 +504,63 @@ def run_case(case_dir, tools, keep):
             print(f"  kept {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def compare_file(work, stem, want, et):
+    """Compares the harness's WORK/STEM.{dims,bin} with TensorProto want (element type et)."""
+    with open(os.path.join(work, stem + ".dims")) as fh:
+        dims = [int(x) for x in fh.read().split()]
+    with open(os.path.join(work, stem + ".bin"), "rb") as fh:
+        raw = fh.read()
+    got = decode_output(raw, et, dims)
+    return compare(got, to_compare(want), et in (1, 10, 11, 16))
+
+
+def compare_port(work, k, want, otype):
+    """Compares output K as the harness wrote it (a tensor, a sequence or an optional) with Val
+    want; returns a message or None."""
+    stem = f"out_{k}"
+    if want.kind == "optional":
+        path = os.path.join(work, stem + ".has")
+        if not os.path.exists(path):
+            return "expected an optional; the model gives something else"
+        with open(path) as fh:
+            has = int(fh.read().split()[0])
+        if want.inner is None:
+            return None if has == 0 else "holds a value; expected an empty optional"
+        if has != 1:
+            return f"has_value {has}; expected a value"
+        want = want.inner
+        otype = otype.optional_type.elem_type if otype is not None else None
+    if want.kind == "sequence":
+        path = os.path.join(work, stem + ".count")
+        if not os.path.exists(path):
+            return "expected a sequence; the model gives something else"
+        with open(path) as fh:
+            cnt = int(fh.read().split()[0])
+        if cnt != len(want.items):
+            return f"a sequence of {cnt} items; expected {len(want.items)}"
+        for j, w in enumerate(want.items):
+            err = compare_file(work, f"{stem}_{j}", w, w.data_type)
+            if err:
+                return f"item {j}: {err}"
+        return None
+    if not os.path.exists(os.path.join(work, stem + ".dims")):
+        return "the model gives fewer outputs than expected"
+    et = otype.tensor_type.elem_type if otype is not None and otype.HasField("tensor_type") else want.t.data_type
+    return compare_file(work, stem, want.t, et)
+
+
+def uses_structure(case_dir):
+    """True when the case's model has sequence or optional inputs, or optional outputs (the CUDA
+    backend refuses them; it returns a sequence output as one output per item)."""
+    try:
+        m = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    except Exception:  # noqa: BLE001
+        return False
+    init = {t.name for t in m.graph.initializer}
+    return (any(type_kind(i.type) != "tensor" for i in m.graph.input if i.name not in init) or
+            any(type_kind(o.type) == "optional" for o in m.graph.output))
 
 
 def uses_strings(case_dir):
@@ -511,8 +653,8 @@ def main():
     args = ap.parse_args()
 
     cases = list_cases(args.suites)
-    if args.target != "c":  # the CUDA backend has no string tensors (a compile error by design)
-        cases = [c for c in cases if not uses_strings(c)]
+    if args.target != "c":  # the CUDA backend has no string tensors, sequence or optional inputs
+        cases = [c for c in cases if not uses_strings(c) and not uses_structure(c)]
     if args.filter or args.cover:
         chosen = [c for c in cases if args.filter and re.search(args.filter, os.path.basename(c))]
         if args.cover:

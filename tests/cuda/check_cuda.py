@@ -63,10 +63,10 @@ def compile_case(onnxc, case_dir, out_c, name, target):
         init = {t.name for t in model.graph.initializer}
         names = [i.name for i in model.graph.input if i.name not in init]
         files = sorted(glob.glob(os.path.join(sets[0], "input_*.pb")), key=lambda p: int(re.findall(r"(\d+)\.pb$", p)[0]))
+        types = [i.type for i in model.graph.input if i.name not in init]
         for j, f in enumerate(files):
-            t = onnx.TensorProto()
-            t.ParseFromString(open(f, "rb").read())
-            by_name[names[j] if j < len(names) else t.name] = (f, t)
+            v = conf.parse_val(open(f, "rb").read(), types[j] if j < len(types) else None)
+            by_name[names[j] if j < len(names) else (v.t.name if v.t is not None else f"input_{j}")] = (f, v)
     const, dims = {}, {}
     for _ in range(8):
         cmd = [onnxc, model_path, "--target", target, "-o", out_c, "--name", name] + flags
@@ -102,7 +102,8 @@ def cmd_nvrtc(args):
     if args.ratchet:
         listed = {l.strip() for l in open(args.ratchet) if l.strip() and not l.startswith("#")}
         cases = [c for c in cases if args.prefix + os.path.basename(c.rstrip("/")) in listed]
-    cases = [c for c in cases if not conf.uses_strings(c)]  # no string tensors in CUDA code
+    # no string tensors, sequence or optional inputs in CUDA code
+    cases = [c for c in cases if not conf.uses_strings(c) and not conf.uses_structure(c)]
     if args.every > 1:
         cases = cases[::args.every]
     if args.cover:
