@@ -114,16 +114,24 @@ static const char *flat_arg(Emit *e, const PortSide *s, int i, int j) {
   return fmt(e, "(%s%s *)%s->data[%d]", cq, T, nm, j);
 }
 
+/* The input and output sides of the typed entry, with their parameters' names. */
+static void port_sides(Ctx *ctx, Graph *g, Port *in_ports, int n_in, Port *out_ports, int n_out, PortSide *in,
+                       PortSide *out) {
+  Arena *a = &ctx->arena;
+  *in = (PortSide){in_ports, n_in, &g->inputs, NULL, false};
+  *out = (PortSide){out_ports, n_out, &g->outputs, NULL, true};
+  in->names = arena_alloc(a, sizeof(char *) * (size_t)(n_in + 1));
+  out->names = arena_alloc(a, sizeof(char *) * (size_t)(n_out + 1));
+  for (int i = 0; i < n_in; i++) in->names[i] = arena_printf(a, "in%d_%s", i, c_ident(a, in_ports[i].name, 32));
+  for (int i = 0; i < n_out; i++) out->names[i] = arena_printf(a, "out%d_%s", i, c_ident(a, out_ports[i].name, 32));
+}
+
 void emit_port_entries(Ctx *ctx, Graph *g, Buf *cb, const char *P, const char *UP, Port *in_ports, int n_in,
                        Port *out_ports, int n_out) {
   Arena *a = &ctx->arena;
   Emit e = {.ctx = ctx, .out = cb};
-  PortSide in = {in_ports, n_in, &g->inputs, NULL, false};
-  PortSide out = {out_ports, n_out, &g->outputs, NULL, true};
-  in.names = arena_alloc(a, sizeof(char *) * (size_t)(n_in + 1));
-  out.names = arena_alloc(a, sizeof(char *) * (size_t)(n_out + 1));
-  for (int i = 0; i < n_in; i++) in.names[i] = arena_printf(a, "in%d_%s", i, c_ident(a, in_ports[i].name, 32));
-  for (int i = 0; i < n_out; i++) out.names[i] = arena_printf(a, "out%d_%s", i, c_ident(a, out_ports[i].name, 32));
+  PortSide in, out;
+  port_sides(ctx, g, in_ports, n_in, out_ports, n_out, &in, &out);
   Buf params = {0};
   emit_params(ctx, &params, &in);
   emit_params(ctx, &params, &out);
@@ -277,13 +285,8 @@ void emit_port_entries(Ctx *ctx, Graph *g, Buf *cb, const char *P, const char *U
 }
 
 void emit_port_prototype(Ctx *ctx, Graph *g, Buf *b, Port *in_ports, int n_in, Port *out_ports, int n_out) {
-  Arena *a = &ctx->arena;
-  PortSide in = {in_ports, n_in, &g->inputs, NULL, false};
-  PortSide out = {out_ports, n_out, &g->outputs, NULL, true};
-  in.names = arena_alloc(a, sizeof(char *) * (size_t)(n_in + 1));
-  out.names = arena_alloc(a, sizeof(char *) * (size_t)(n_out + 1));
-  for (int i = 0; i < n_in; i++) in.names[i] = arena_printf(a, "in%d_%s", i, c_ident(a, in_ports[i].name, 32));
-  for (int i = 0; i < n_out; i++) out.names[i] = arena_printf(a, "out%d_%s", i, c_ident(a, out_ports[i].name, 32));
+  PortSide in, out;
+  port_sides(ctx, g, in_ports, n_in, out_ports, n_out, &in, &out);
   emit_params(ctx, b, &in);
   emit_params(ctx, b, &out);
 }
