@@ -518,6 +518,8 @@ Graph *graph_clone(Ctx *ctx, Graph *sub, Graph *parent);
 void loop_unroll(Ctx *ctx, Node *n, Graph *body, const char *why);
 /* SequenceMap: the body once per item, spliced in. */
 void sequence_map_infer(Ctx *ctx, Node *n);
+/* FlexAttention with score_mod/prob_mod subgraphs: expanded into standard ops around them. */
+void flex_attention_expand(Ctx *ctx, Node *n);
 
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */

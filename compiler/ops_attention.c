@@ -21,7 +21,8 @@
  *
  * float16/bfloat16 attention rounds where the reference rounds (scaled Q/K products, scores,
  * softmax steps, probabilities) so results match it bit for bit in most cases.
- * FlexAttention (ai.onnx.preview) reuses that kernel (no score_mod/prob_mod subgraphs).
+ * FlexAttention (ai.onnx.preview) reuses that kernel; with score_mod/prob_mod subgraphs it is
+ * expanded into standard ops around the spliced subgraphs (unroll.c).
  *
  * RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim channels of each head by
  * the cos/sin caches (indexed by position_ids when given), halves or interleaved pairs.
@@ -523,13 +524,16 @@ static void attn_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
-/* FlexAttention (ai.onnx.preview 1) without score_mod/prob_mod: plain 4-D attention with GQA. */
+/* FlexAttention (ai.onnx.preview 1): plain 4-D attention with GQA on the attention kernel; with
+   score_mod/prob_mod subgraphs, expanded into standard ops around them (unroll.c). */
 static void flex_infer(Ctx *ctx, Node *n) {
   require_inputs(ctx, n, 3, 3);
-  if (node_attr(n, "score_mod") || node_attr(n, "prob_mod"))
-    fail_node(ctx, n, "score_mod/prob_mod subgraphs are not supported");
   for (int i = 0; i < 3; i++)
     if (n->inputs[i]->rank != 4) fail_node(ctx, n, "Q, K and V must be 4-D");
+  if (node_attr(n, "score_mod") || node_attr(n, "prob_mod")) {
+    flex_attention_expand(ctx, n);
+    return;
+  }
   attn_infer(ctx, n);
 }
 

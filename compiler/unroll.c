@@ -20,6 +20,7 @@
  * shared.  graph_clone() gives such a copy as a subgraph of its own (the Loop's try at a
  * run-time loop infers a copy, so that the loaded body stays fresh for unrolling).
  */
+#include <math.h>
 #include <string.h>
 
 #include "onnxc.h"
@@ -322,5 +323,120 @@ void sequence_map_infer(Ctx *ctx, Node *n) {
     for (int q = 0; q < items[k].n; q++) sc->inputs[q] = items[k].v[q];
     infer_visit(ctx, sc);
   }
+  detach(n);
+}
+
+/* ---- FlexAttention with score_mod / prob_mod ---------------------------------------------- */
+
+static Node *flex_node(Ctx *ctx, Splice *sp, const char *op, const char *what, Value *a, Value *b) {
+  Value *y = graph_new_value(ctx, sp->g, arena_printf(&ctx->arena, "%s/%s", sp->owner->name, what));
+  Node *x = splice_node(ctx, sp, op, arena_printf(&ctx->arena, "%s/%s", sp->owner->name, what), b ? 2 : 1, y);
+  x->opset = ctx->opset; /* standard ops of the model's default domain, not the preview domain's */
+  x->inputs[0] = a;
+  if (b) x->inputs[1] = b;
+  return x;
+}
+
+static Value *flex_ints(Ctx *ctx, Graph *g, const char *name, int n, const int64_t *v) {
+  Value *c = graph_new_value(ctx, g, name);
+  int64_t d = n;
+  value_set_shape(c, DT_INT64, 1, &d);
+  c->typed = true;
+  value_alloc_data(ctx, c);
+  c->kind = VAL_CONST;
+  for (int i = 0; i < n; i++) const_set_i(c, i, v[i]);
+  return c;
+}
+
+/* K or V [B, Hkv, S, E] with each head repeated rep times ([B, Hkv * rep, S, E]; np.repeat). */
+static Value *flex_repeat(Ctx *ctx, Splice *sp, Value *x, int64_t rep, const char *what) {
+  const int64_t *d = x->dims;
+  int64_t s5[5] = {d[0], d[1], 1, d[2], d[3]}, e5[5] = {d[0], d[1], rep, d[2], d[3]}, s4[4] = {d[0], d[1] * rep, d[2], d[3]};
+  Node *r = flex_node(ctx, sp, "Reshape", arena_printf(&ctx->arena, "%s_5d", what), x,
+                      flex_ints(ctx, sp->g, arena_printf(&ctx->arena, "%s/%s_s5", sp->owner->name, what), 5, s5));
+  infer_visit(ctx, r);
+  Node *ex = flex_node(ctx, sp, "Expand", arena_printf(&ctx->arena, "%s_rep", what), r->outputs[0],
+                       flex_ints(ctx, sp->g, arena_printf(&ctx->arena, "%s/%s_e5", sp->owner->name, what), 5, e5));
+  infer_visit(ctx, ex);
+  Node *r4 = flex_node(ctx, sp, "Reshape", arena_printf(&ctx->arena, "%s_4d", what), ex->outputs[0],
+                       flex_ints(ctx, sp->g, arena_printf(&ctx->arena, "%s/%s_s4", sp->owner->name, what), 4, s4));
+  infer_visit(ctx, r4);
+  return r4->outputs[0];
+}
+
+/* Splices mod (a one-input, one-output graph) applied to x; returns its output. */
+static Value *flex_mod(Ctx *ctx, Splice *sp, const char *attr, Value *x) {
+  const Attr *a = node_attr(sp->owner, attr);
+  if (!a) return x;
+  if (!a->g) fail_node(ctx, sp->owner, "attribute '%s' is not a graph", attr);
+  graph_verify(ctx, a->g);
+  if (a->g->inputs.n != 1 || a->g->outputs.n != 1)
+    fail_node(ctx, sp->owner, "%s takes %d inputs and gives %d outputs; it must take and give one tensor", attr,
+              a->g->inputs.n, a->g->outputs.n);
+  Value *y = splice_body(ctx, sp, a->g, &x, 0)[0];
+  if (value_is_structured(y) || y->dtype != x->dtype || !same_shape(x, y))
+    fail_node(ctx, sp->owner, "%s must give a tensor of its input's type and shape", attr);
+  return y;
+}
+
+/* FlexAttention (ai.onnx.preview) with score_mod and/or prob_mod, as the ONNX reference computes
+   it, expanded into standard ops around the spliced subgraphs: Q and K pre-scaled by
+   sqrt(scale), K and V heads repeated for grouped queries, scores = Q K^T, score_mod,
+   Softmax over the keys, prob_mod, probs V.  float and double (the softmax in the input type). */
+void flex_attention_expand(Ctx *ctx, Node *n) {
+  Graph *g = infer_graph(ctx);
+  Value *Q = n->inputs[0], *K = n->inputs[1], *V = n->inputs[2], *y = node_out(n, 0);
+  int qt = Q->dtype;
+  if (qt != DT_FLOAT && qt != DT_DOUBLE)
+    fail_node(ctx, n, "score_mod/prob_mod are supported for float and double, not %s", dtype_name(qt));
+  if (K->dtype != qt || V->dtype != qt) fail_node(ctx, n, "Q, K and V must have the same element type");
+  int64_t Hq = Q->dims[1], E = Q->dims[3], Hkv = K->dims[1];
+  if (K->dims[0] != Q->dims[0] || V->dims[0] != Q->dims[0] || K->dims[3] != E || V->dims[1] != Hkv ||
+      V->dims[2] != K->dims[2])
+    fail_node(ctx, n, "Q, K and V shapes do not match (batch, heads, key length, head size)");
+  if (Hkv <= 0 || Hq % Hkv) fail_node(ctx, n, "query heads %lld are not a multiple of key/value heads %lld", (long long)Hq, (long long)Hkv);
+  const Attr *sp_attr = node_attr(n, "softmax_precision");
+  if (sp_attr && sp_attr->i != qt) fail_node(ctx, n, "softmax_precision other than the input type is not supported");
+  if (!y) fail_node(ctx, n, "missing output");
+  const Attr *sa = node_attr(n, "scale");
+  double scale = sa ? sa->f : 1.0 / sqrt((double)E);
+  Splice sp = {g, node_index(g, n), 0, n};
+  /* sqrt(scale) in float, then in the input type (as the reference rounds it) */
+  Value *c = graph_new_value(ctx, g, arena_printf(&ctx->arena, "%s/sqrt_scale", n->name));
+  value_set_shape(c, qt, 0, NULL);
+  c->typed = true;
+  value_alloc_data(ctx, c);
+  c->kind = VAL_CONST;
+  const_set_f(c, 0, (double)sqrtf((float)scale));
+  Node *qs = flex_node(ctx, &sp, "Mul", "q_scaled", Q, c);
+  infer_visit(ctx, qs);
+  Node *ks = flex_node(ctx, &sp, "Mul", "k_scaled", K, c);
+  infer_visit(ctx, ks);
+  Value *kk = ks->outputs[0], *vv = V;
+  if (Hq != Hkv) {
+    kk = flex_repeat(ctx, &sp, kk, Hq / Hkv, "k");
+    vv = flex_repeat(ctx, &sp, V, Hq / Hkv, "v");
+  }
+  Node *kt = flex_node(ctx, &sp, "Transpose", "k_t", kk, NULL);
+  static int64_t perm[4] = {0, 1, 3, 2};
+  kt->attrs = arena_alloc(&ctx->arena, sizeof(Attr));
+  kt->attrs[0] = (Attr){.name = "perm", .type = ATTR_INTS, .ints = perm, .n_ints = 4};
+  kt->n_attrs = 1;
+  infer_visit(ctx, kt);
+  Node *mm = flex_node(ctx, &sp, "MatMul", "scores", qs->outputs[0], kt->outputs[0]);
+  infer_visit(ctx, mm);
+  Value *s = flex_mod(ctx, &sp, "score_mod", mm->outputs[0]);
+  Node *sm = flex_node(ctx, &sp, "Softmax", "probs", s, NULL);
+  sm->attrs = arena_alloc(&ctx->arena, sizeof(Attr));
+  sm->attrs[0] = (Attr){.name = "axis", .type = ATTR_INT, .i = -1};
+  sm->n_attrs = 1;
+  infer_visit(ctx, sm);
+  Value *p = flex_mod(ctx, &sp, "prob_mod", sm->outputs[0]);
+  fresh_output(y);
+  Node *out = splice_node(ctx, &sp, "MatMul", arena_printf(&ctx->arena, "%s/out", n->name), 2, y);
+  out->opset = ctx->opset;
+  out->inputs[0] = p;
+  out->inputs[1] = vv;
+  infer_visit(ctx, out);
   detach(n);
 }

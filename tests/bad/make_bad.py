@@ -136,6 +136,7 @@ def main():
     custom_cases(exp)
     string_cases(exp)
     sequence_cases(exp)
+    flex_cases(exp)
 
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
         f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error[\tonnxc flags]\n")
@@ -332,6 +333,23 @@ def sequence_cases(exp):
                                          helper.make_node("SequenceConstruct", ["nz"], ["y"], name="sc0")],
                                         [vi("t", [3])], [helper.make_tensor_sequence_value_info("y", TensorProto.INT64, None)]))
     exp.append(("seq/dynamic_item.onnx", "node 'sc0' (SequenceConstruct): input 'nz' has a data-dependent shape"))
+
+
+def flex_cases(exp):
+    """FlexAttention with score_mod/prob_mod subgraphs (expanded around them): refused types and shapes."""
+    H = TensorProto.FLOAT16
+    sub = helper.make_graph([helper.make_node("Identity", ["s"], ["t"])], "mod", [vi("s", None, H)], [vi("t", None, H)])
+    ops = [helper.make_opsetid("", 26), helper.make_opsetid("ai.onnx.preview", 1)]
+
+    def flex(name, t, qh, kh, mod):
+        node = helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name=name, domain="ai.onnx.preview", score_mod=mod)
+        return model([node], [vi("Q", [1, qh, 3, 4], t), vi("K", [1, kh, 5, 4], t), vi("V", [1, kh, 5, 4], t)],
+                     [vi("Y", [1, qh, 3, 4], t)], opset_imports=ops)
+    save("flex_fp16_mod.onnx", flex("flex0", H, 2, 2, sub))
+    exp.append(("flex_fp16_mod.onnx", "node 'flex0' (FlexAttention): score_mod/prob_mod are supported for float and double, not float16"))
+    subf = helper.make_graph([helper.make_node("Identity", ["s"], ["t"])], "mod", [vi("s", None)], [vi("t", None)])
+    save("flex_heads.onnx", flex("flex1", TensorProto.FLOAT, 3, 2, subf))
+    exp.append(("flex_heads.onnx", "node 'flex1' (FlexAttention): query heads 3 are not a multiple of key/value heads 2"))
 
 
 if __name__ == "__main__":
