@@ -516,16 +516,24 @@ def compare_file(work, stem, want, et):
     return compare(got, to_compare(want), et in (1, 10, 11, 16))
 
 
+def read_count(work, name):
+    """The integer the harness wrote to WORK/NAME (an optional's has_value, a sequence's count),
+    or None when it wrote no such file (the output is not of that kind)."""
+    path = os.path.join(work, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        return int(fh.read().split()[0])
+
+
 def compare_port(work, k, want, otype):
     """Compares output K as the harness wrote it (a tensor, a sequence or an optional) with Val
     want; returns a message or None."""
     stem = f"out_{k}"
     if want.kind == "optional":
-        path = os.path.join(work, stem + ".has")
-        if not os.path.exists(path):
+        has = read_count(work, stem + ".has")
+        if has is None:
             return "expected an optional; the model gives something else"
-        with open(path) as fh:
-            has = int(fh.read().split()[0])
         if want.inner is None:
             return None if has == 0 else "holds a value; expected an empty optional"
         if has != 1:
@@ -533,11 +541,9 @@ def compare_port(work, k, want, otype):
         want = want.inner
         otype = otype.optional_type.elem_type if otype is not None else None
     if want.kind == "sequence":
-        path = os.path.join(work, stem + ".count")
-        if not os.path.exists(path):
+        cnt = read_count(work, stem + ".count")
+        if cnt is None:
             return "expected a sequence; the model gives something else"
-        with open(path) as fh:
-            cnt = int(fh.read().split()[0])
         if cnt != len(want.items):
             return f"a sequence of {cnt} items; expected {len(want.items)}"
         for j, w in enumerate(want.items):
