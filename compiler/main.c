@@ -42,6 +42,10 @@ static void usage(FILE *f) {
         "                       bound of its output's last dimension; default 16, or maxsplit+1)\n"
         "  --weights FILE.bin   write the weights to FILE.bin instead of static const arrays;\n"
         "                       the model then takes them as its first input, __weights\n"
+        "  --scratch-headroom PCT\n"
+        "                       kernel scratch may raise the arena at most PCT percent above\n"
+        "                       the peak of live tensors (default 25); 0: the arena is the\n"
+        "                       tensors' lower bound, kernels take forms that fit below it\n"
         "  --threads N          run the big kernels (1x1 and depthwise convolutions, Gemm, MatMul)\n"
         "                       as N tasks on a thread pool: link libonnxc_rt_threads (POSIX\n"
         "                       threads; host builds); default 1: no threads\n"
@@ -195,6 +199,16 @@ int main(int argc, char **argv) {
       } else {
         opt.max_substrings = v;
       }
+    } else if (!strcmp(a, "--scratch-headroom")) {
+      NEED_ARG();
+      char *end;
+      long v = strtol(next, &end, 10);
+      if (*end || end == next || v < 0 || v > 1000) {
+        fprintf(stderr, "onnxc: error: --scratch-headroom expects a percentage from 0 to 1000\n");
+        return 2;
+      }
+      opt.scratch_headroom = (int)v;
+      opt.scratch_headroom_set = true;
     } else if (!strcmp(a, "--threads")) {
       NEED_ARG();
       char *end;

@@ -168,6 +168,10 @@ struct Node {
      hard swish: alpha, beta) */
   int fuse_add;
   int fuse_act;
+  /* optimize.c: an input (> 0) whose storage output 0 may take over where this node is its
+     last reader; the kernel then finds that input's values in its output (Winograd convs
+     with a fused residual: onnxc_wino23's acc).  0: none (OPF_INPLACE rows: any input) */
+  int inplace_in;
   float fuse_alpha, fuse_beta;
   /* optimize.c: inputs[1] holds a weight re-laid out at compile time for the kernel (Conv:
      panels of 8 filters; Gemm/MatMul: B as [K][N] with alpha folded in); orig_w is the ONNX
@@ -256,6 +260,8 @@ struct Ctx {
   bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
   bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
   int threads;            /* --threads N: big kernels as N tasks (templates/par.h), 0/1: none */
+  int scratch_headroom;   /* --scratch-headroom: percent the arena may exceed the peak of live
+                             tensors for kernel scratch */
   bool fold_declined;     /* set by a fold function that cannot fold this node after all */
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   PtrVec custom_ops;      /* CustomOp*: the --custom-op / --custom-ops specs (ops_custom.c) */
@@ -461,6 +467,8 @@ typedef struct CompileOptions {
   bool no_alias;              /* --no-alias */
   bool canary;                /* --canary */
   int threads;                /* --threads N */
+  int scratch_headroom;       /* --scratch-headroom PCT (used when scratch_headroom_set) */
+  bool scratch_headroom_set;
   const char *weights;        /* --weights FILE.bin */
   const char *target;         /* --target c | cuda | cuda-nvrtc (NULL: c) */
   size_t align;               /* --align N (0: 16) */

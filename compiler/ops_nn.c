@@ -567,13 +567,17 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
     ep(e, "%s%lld, %lld, %lld, wg, 8, xg, %lld, yg, %lld, &ep);", kcall(e, "onnxc_sgemm"), LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
   } else if (ci->wino) {
+    /* output planned over the residual (inplace_in): the kernel adds what it finds there */
+    const Value *out = n->outputs[0];
+    int acc = n->fuse_add && out->alias_of == n->inputs[n->fuse_add] && out->alias_kind == ALIAS_INPLACE;
     emit_use_template(e, "conv");
-    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, acc ? NULL : res, ci->OHW));
     if (ci->TB > 0)
-      ep(e, "onnxc_wino23(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld);", LL(ci->Mg), LL(ci->Cg),
-         LL(g->in[0]), LL(g->in[1]), LL(ci->TB));
+      ep(e, "onnxc_wino23(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %d);", LL(ci->Mg), LL(ci->Cg),
+         LL(g->in[0]), LL(g->in[1]), LL(ci->TB), acc);
     else
-      ep(e, "onnxc_wino23_direct(%lld, %lld, %lld, %lld, xg, wg, yg, &ep);", LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]));
+      ep(e, "onnxc_wino23_direct(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, %d);", LL(ci->Mg), LL(ci->Cg), LL(g->in[0]),
+         LL(g->in[1]), acc);
   } else if (ci->same) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));

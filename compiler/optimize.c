@@ -387,6 +387,9 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
     p->orig_w = w;
     p->w_layout = W_WINO23;
     p->inputs[1] = pw;
+    /* its output may go over a fused residual: the kernel adds what it finds there, so
+       the step holds one tensor less (room for the transform scratch) */
+    p->inplace_in = p->fuse_add;
     return;
   }
   int64_t K = Cg * KP;

@@ -75,8 +75,9 @@ static void plan_best_order(Ctx *ctx, Graph *g) {
   schedule_graph_order(ctx, g, ctx->order_name);
   plan_memory(ctx, g);
   /* Memory-lean kernels: a node's scratch may use only the slack its step leaves below the
-     peak of live tensors; kernels with several forms (im2col tiles, direct loops) pick one that
-     fits.  Kept when the arena shrinks. */
+     peak of live tensors plus the headroom (--scratch-headroom percent of that peak); kernels
+     with several forms (Winograd tile rows, im2col tiles, direct loops) pick one that fits.
+     Kept when the arena shrinks. */
   int64_t before = g->arena_bytes, peak = 0;
   int64_t *live = calloc((size_t)g->sched.n + 1, sizeof(int64_t));
   if (!live) abort();
@@ -85,11 +86,12 @@ static void plan_best_order(Ctx *ctx, Graph *g) {
     live[s] = plan_live_at(g, s) - (n->scratch_bytes > 0 ? n->scratch_bytes : 0);
     if (live[s] > peak) peak = live[s];
   }
+  int64_t top = peak + peak / 100 * ctx->scratch_headroom + peak % 100 * ctx->scratch_headroom / 100;
   bool any = false;
   for (int s = 0; s < g->sched.n; s++) {
     Node *n = g->sched.v[s];
-    if (n->scratch_bytes > 0 && n->scratch_bytes > peak - live[s]) {
-      n->scratch_cap = peak - live[s];
+    if (n->scratch_bytes > 0 && n->scratch_bytes > top - live[s]) {
+      n->scratch_cap = top - live[s];
       any = true;
     }
   }
@@ -341,6 +343,7 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->no_alias = opt->no_alias;
   ctx->canary = opt->canary;
   ctx->threads = opt->threads;
+  ctx->scratch_headroom = opt->scratch_headroom_set ? opt->scratch_headroom : 25;
   ctx->weights_path = opt->weights;
   ctx->string_bytes = opt->string_bytes_set ? opt->string_bytes : -1;
   ctx->max_substrings = opt->max_substrings;

@@ -228,15 +228,19 @@ static void live_ranges(Graph *g) {
   }
 }
 
-/* In-place elementwise ops, decided in schedule order on the current live ranges. */
+/* In-place elementwise ops (and nodes with an inplace_in), decided in schedule order on the
+   current live ranges. */
 static void plan_inplace(Ctx *ctx, Graph *g) {
   PtrVec *sched = &g->sched;
   for (int s = 0; s < sched->n; s++) {
     Node *n = sched->v[s];
     Value *out = node_out(n, 0);
-    if (!(n->def->flags & OPF_INPLACE) || n->elided || !in_arena(g, out) || n->n_outputs != 1) continue;
+    int only = n->inplace_in;
+    if (!(n->def->flags & OPF_INPLACE) && !only) continue;
+    if (n->elided || !in_arena(g, out) || n->n_outputs != 1) continue;
     for (int k = 0; k < n->n_inputs; k++) {
       Value *in = n->inputs[k];
+      if (only && k != only) continue;
       if (!in || !local_arena_value(g, in) || in->kind != VAL_INTERMEDIATE) continue;
       if (value_bytes(in) != value_bytes(out) || !same_shape(in, out) || in->dtype != out->dtype) continue;
       Value *r = root_of(in);

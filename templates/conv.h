@@ -881,6 +881,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
             __m512 r0 = _mm512_permutex2var_ps(y0, lo_i, y1), r1 = _mm512_permutex2var_ps(y0, hi_i, y1);
             const __mmask16 k0 = ONNXC_MASK16(n), k1 = ONNXC_MASK16(n - 16);
             if (oh >= H) continue;
+            if (acc) {
+              r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(k0, ym + (long)oh * W + ow0));
+              r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(k1, ym + (long)oh * W + ow0 + 16));
+            }
             if (e) {
               r0 = onnxc_epi16(e, r0, k0, m, oh * W + ow0);
               r1 = onnxc_epi16(e, r1, k1, m, oh * W + ow0 + 16);
@@ -901,8 +905,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
             for (a = 0; a < 2; a++) {
               const int oh = 2 * ty + a, ow = 2 * tx;
               if (oh >= H) continue;
-              ym[(long)oh * W + ow] = s[a][0] + s[a][1] + s[a][2];
-              if (ow + 1 < W) ym[(long)oh * W + ow + 1] = s[a][1] - s[a][2] - s[a][3];
+              ym[(long)oh * W + ow] = (acc ? ym[(long)oh * W + ow] : 0.0f) + (s[a][0] + s[a][1] + s[a][2]);
+              if (ow + 1 < W) ym[(long)oh * W + ow + 1] = (acc ? ym[(long)oh * W + ow + 1] : 0.0f) + (s[a][1] - s[a][2] - s[a][3]);
             }
           }
           if (e)
@@ -939,7 +943,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_g(const float *U, int M, int C, int 
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, const float *x, const float *U, float *y,
-                                                   const onnxc_epi *e) {
+                                                   const onnxc_epi *e, int acc) {
   const int N = H * W;
   int m, c, kh, kw, oh, ow, i;
 #if defined(ONNXC_AVX512)
@@ -975,9 +979,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, c
           float *cp = y + (long)m * N + n0;
           const onnxc_epi *ee = last ? e : (const onnxc_epi *)0;
           const float *pf = m == 0 && s + 1 < ns ? xb + (n1 - n0) : (const float *)0;
-          if (nr > 32) onnxc_ukx3(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, k0 > 0, ee, m, n0, pf);
-          else if (nr > 16) onnxc_ukx2(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, k0 > 0, ee, m, n0, pf);
-          else onnxc_ukx1(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, k0 > 0, ee, m, n0, pf);
+          const int ac = k0 > 0 || acc;
+          if (nr > 32) onnxc_ukx3(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, ac, ee, m, n0, pf);
+          else if (nr > 16) onnxc_ukx2(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, ac, ee, m, n0, pf);
+          else onnxc_ukx1(kc, ap, xb, N, k0 % 9, 9, sh, mk, cp, N, mr, nr, ac, ee, m, n0, pf);
         }
       }
     }
@@ -986,7 +991,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, c
 #endif
   for (m = 0; m < M; m++) {
     float *ym = y + (long)m * N;
-    for (i = 0; i < N; i++) ym[i] = 0.0f;
+    if (!acc)
+      for (i = 0; i < N; i++) ym[i] = 0.0f;
     for (c = 0; c < C; c++) {
       float g[3][3];
       onnxc_wino23_g(U, M, C, m, c, g);
