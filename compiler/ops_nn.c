@@ -523,6 +523,43 @@ static void emit_post_epilogue(Emit *e, const Node *n) {
      n->fuse_act, c_lit(e, DT_FLOAT, n->fuse_alpha), c_lit(e, DT_FLOAT, n->fuse_beta));
 }
 
+/* The unfolding loops of im2col blocks of 3-D convolutions: rows kb..kb+kc of col (jn columns: output
+   rows r0..r0+rn) from the group's input xg. */
+static void emit_im2col_rows(Emit *e, const Geo *g, int64_t KP, int64_t IHW, int64_t OW) {
+  int r = g->r, l = r - 1;
+  ep(e, "for (%s kk = 0; kk < kc; kk++) {", IT);
+  ep(e, "const %s kx = kb + kk, c = kx / %lld;", IT, LL(KP));
+  ep(e, "%s t = kx - c * %lld;", IT, LL(KP));
+  for (int d = r - 1; d >= 0; d--) {
+    if (d > 0) {
+      ep(e, "const %s k%d = t %% %lld;", IT, d, LL(g->k[d]));
+      ep(e, "t /= %lld;", LL(g->k[d]));
+    } else {
+      ep(e, "const %s k0 = t;", IT);
+    }
+  }
+  ep(e, "const float *xc = xg + c * %lld;", LL(IHW));
+  ep(e, "float *cp = col + kk * jn;");
+  emit_row_range(e, g, fmt(e, "k%d", l));
+  ep(e, "for (%s rr = r0; rr < r0 + rn; rr++) {", IT);
+  ep(e, "float *restrict cr = cp;");
+  ep(e, "%s ow = 0;", IT);
+  ep(e, "cp += %lld;", LL(OW));
+  ep(e, "do {");
+  emit_outer_coords(e, g);
+  ep(e, "const float *restrict xr = xc + xo;");
+  ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
+  if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
+  else if (g->s[l] == 2 && OW >= 16) { /* narrower rows: the plain loop costs less than the call */
+    ep(e, "onnxc_gather_s2(cr + ow, xr + ow * 2 + off, hi - ow);");
+    ep(e, "ow = hi;");
+  } else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
+  ep(e, "} while (0);");
+  ep(e, "for (; ow < %lld; ow++) cr[ow] = 0;", LL(OW));
+  ep(e, "}");
+  ep(e, "}");
+}
+
 /* float32 with packed weights: 1x1 convolutions are one GEMM per group on the input; others
    unfold blocks of KB (k) rows by TR output rows into scratch and multiply each block into the
    output (the first block writes, later ones add, the last runs the epilogue). */
@@ -591,37 +628,13 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res ? fmt(e, "%s + r0 * %lld", res, LL(OW)) : NULL, ci->OHW));
     ep(e, "for (%s kb = 0; kb < %lld; kb += %lld) {", IT, LL(K), LL(ci->KB));
     ep(e, "const %s kc = %lld - kb < %lld ? %lld - kb : %lld;", IT, LL(K), LL(ci->KB), LL(K), LL(ci->KB));
-    ep(e, "for (%s kk = 0; kk < kc; kk++) {", IT);
-    ep(e, "const %s kx = kb + kk, c = kx / %lld;", IT, LL(ci->KP));
-    ep(e, "%s t = kx - c * %lld;", IT, LL(ci->KP));
-    for (int d = r - 1; d >= 0; d--) {
-      if (d > 0) {
-        ep(e, "const %s k%d = t %% %lld;", IT, d, LL(g->k[d]));
-        ep(e, "t /= %lld;", LL(g->k[d]));
-      } else {
-        ep(e, "const %s k0 = t;", IT);
-      }
+    if (r <= 2) { /* 1-D (as H = 1) and 2-D: conv.h's unfolding (vector rows for strides 1 and 2) */
+      emit_use_template(e, "conv");
+      ep(e, "onnxc_im2col2d(xg, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, r0, rn, kb, kc, col);",
+         LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]), LL(OW));
+    } else {
+      emit_im2col_rows(e, g, ci->KP, ci->IHW, OW);
     }
-    ep(e, "const float *xc = xg + c * %lld;", LL(ci->IHW));
-    ep(e, "float *cp = col + kk * jn;");
-    emit_row_range(e, g, fmt(e, "k%d", l));
-    ep(e, "for (%s rr = r0; rr < r0 + rn; rr++) {", IT);
-    ep(e, "float *restrict cr = cp;");
-    ep(e, "%s ow = 0;", IT);
-    ep(e, "cp += %lld;", LL(OW));
-    ep(e, "do {");
-    emit_outer_coords(e, g);
-    ep(e, "const float *restrict xr = xc + xo;");
-    ep(e, "for (; ow < lo; ow++) cr[ow] = 0;");
-    if (g->s[l] == 1) ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow + off];");
-    else if (g->s[l] == 2 && OW >= 16) { /* narrower rows: the plain loop costs less than the call */
-      ep(e, "onnxc_gather_s2(cr + ow, xr + ow * 2 + off, hi - ow);");
-      ep(e, "ow = hi;");
-    } else ep(e, "for (; ow < hi; ow++) cr[ow] = xr[ow * %lld + off];", LL(g->s[l]));
-    ep(e, "} while (0);");
-    ep(e, "for (; ow < %lld; ow++) cr[ow] = 0;", LL(OW));
-    ep(e, "}");
-    ep(e, "}");
     /* the packed block holding kb..kb+kc (KB divides GEMM_KB) */
     ep(e, "const %s b0 = kb / %d * %d, bl = %lld - b0 < %d ? %lld - b0 : %d;", IT, GEMM_KB, GEMM_KB, LL(K), GEMM_KB, LL(K), GEMM_KB);
     ep(e, "onnxc_gemm_blk(%lld, jn, kc, wg + b0 * %lld + (kb - b0) * 8, 8 * bl, col, jn, yg + r0 * %lld, %lld, kb > 0, kb + kc >= %lld ? &ep : (const onnxc_epi *)0);",

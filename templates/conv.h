@@ -755,18 +755,85 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   }
 }
 
+/* ---- im2col of 2-D convolutions --------------------------------------------------------------
+   Rows kb .. kb+kc-1 of the unfolded input of one group for output rows r0 .. r0+rn-1:
+   col[kk][(rr - r0) * OW + ow] = x[c][rr SH + kh DH - PH][ow SW + kw DW - PW] (0 outside the
+   input), k = kb + kk = (c KH + kh) KW + kw.  AVX-512, SW 1 or 2: each run of 16 outputs is
+   one or two masked loads (lanes outside the input load as 0) and an even-lane permute. */
+ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
+                                              int DW, int PH, int PW, int OW, int r0, int rn, int kb, int kc,
+                                              float *col) {
+  const int jn = rn * OW;
+  int kk;
+  for (kk = 0; kk < kc; kk++) {
+    const int k = kb + kk, c = k / (KH * KW), kh = k / KW % KH, kw = k % KW, off = kw * DW - PW;
+    const float *xc = x + (long)c * IH * IW;
+    float *cr = col + (long)kk * jn;
+    int rr, ow;
+#if defined(ONNXC_AVX512)
+    if (SW <= 2) {
+      const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      for (rr = r0; rr < r0 + rn; rr++, cr += OW) {
+        const int ih = rr * SH + kh * DH - PH;
+        const float *xr = xc + (long)ih * IW;
+        if (ih < 0 || ih >= IH) {
+          for (ow = 0; ow < OW; ow += 16) _mm512_mask_storeu_ps(cr + ow, ONNXC_MASK16(OW - ow), _mm512_setzero_ps());
+          continue;
+        }
+        for (ow = 0; ow < OW; ow += 16) {
+          const int s0 = ow * SW + off; /* input column of the run's first output */
+          const int lo = s0 < 0 ? -s0 : 0, hi = IW - s0; /* its valid elements: [lo, hi) */
+          const unsigned long long bits = (hi >= 64 ? ~0ULL : hi > 0 ? (1ULL << hi) - 1ULL : 0ULL) & ~((1ULL << (lo < 64 ? lo : 63)) - 1ULL);
+          const __mmask16 km = ONNXC_MASK16(OW - ow);
+          const __m512 a = _mm512_maskz_loadu_ps((__mmask16)(bits & 0xffff), xr + s0);
+          if (SW == 1) {
+            _mm512_mask_storeu_ps(cr + ow, km, a);
+          } else {
+            const __m512 b = _mm512_maskz_loadu_ps((__mmask16)((bits >> 16) & 0xffff), xr + s0 + 16);
+            _mm512_mask_storeu_ps(cr + ow, km, _mm512_permutex2var_ps(a, even, b));
+          }
+        }
+      }
+      continue;
+    }
+#endif
+    {
+      /* outputs [lo, hi) read inside the row */
+      int lo = off >= 0 ? 0 : (SW - 1 - off) / SW, hi = (IW + SW - 1 - off) / SW;
+      if (lo > OW) lo = OW;
+      if (hi > OW) hi = OW;
+      if (hi < lo) hi = lo;
+      for (rr = r0; rr < r0 + rn; rr++, cr += OW) {
+        const int ih = rr * SH + kh * DH - PH;
+        const float *xr = xc + (long)ih * IW + off;
+        if (ih < 0 || ih >= IH) {
+          for (ow = 0; ow < OW; ow++) cr[ow] = 0.0f;
+          continue;
+        }
+        for (ow = 0; ow < lo; ow++) cr[ow] = 0.0f;
+        if (SW == 1)
+          for (; ow < hi; ow++) cr[ow] = xr[ow];
+        else
+          for (; ow < hi; ow++) cr[ow] = xr[(long)ow * SW];
+        for (; ow < OW; ow++) cr[ow] = 0.0f;
+      }
+    }
+  }
+}
+
 /* ---- Winograd F(2x2, 3x3) ---------------------------------------------------------------------
    3x3, stride 1, padding 1 convolutions: Y = A^T [ U (.) V ] A per 2x2 output tile, with
    U = G g G^T (16 values per filter and channel, transformed and packed like onnxc_pack_a by the
    compiler: U[xi] is an M x C matrix, xi = 0..15) and V = B^T d B of the tile's 4x4 input patch.
    A block of TB tiles (whole tile rows) is transformed into V[xi][c][t] (scratch), multiplied by
    U[xi] in 16 GEMMs into O[xi][m][t] (scratch), and transformed back into Y with the epilogue:
-   2.25x fewer multiplies than direct convolution.
+   2.25x fewer multiplies than direct convolution.  acc != 0: y holds an addend on entry (a
+   residual the output was planned over), added before the epilogue.
      B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]   A^T = [1 1 1 0; 0 1 -1 -1] */
 #define ONNXC_WBT(d0, d1, d2, d3, t0, t1, t2, t3) t0 = (d0) - (d2); t1 = (d1) + (d2); t2 = (d2) - (d1); t3 = (d1) - (d3);
 
 ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const float *x, const float *U, float *y,
-                                            const onnxc_epi *e, float *scratch, int TB) {
+                                            const onnxc_epi *e, float *scratch, int TB, int acc) {
   const int TX = (W + 1) / 2, TY = (H + 1) / 2, T = TX * TY, Mp = (M + 7) / 8 * 8;
   float *V = scratch, *O = scratch + 16L * C * TB;
   int t0, xi;

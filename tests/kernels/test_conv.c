@@ -5,7 +5,8 @@
    the general path; bands without vertical padding (rows given explicitly, as DwBlock calls it).
    conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
-   or Clip.  Prints one line per failure and exits non-zero on any. */
+   or Clip.  The im2col unfolding (onnxc_im2col2d) element by element.  Prints one line per
+   failure and exits non-zero on any. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "common.h"
@@ -118,6 +119,36 @@ static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
   free(x), free(w), free(wp), free(y), free(r), free(bias);
 }
 
+/* onnxc_im2col2d: every element of a block (rows kb..kb+kc, output rows r0..r0+rn) exactly */
+static void unfold(int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW, int r0, int rn,
+                   int kb, int kc) {
+  const int OW = (IW + 2 * PW - DW * (KW - 1) - 1) / SW + 1;
+  float *x = calloc((size_t)C * IH * IW, sizeof(float)), *col = calloc((size_t)kc * rn * OW + 1, sizeof(float));
+  int i, kk, rr, ow;
+  for (i = 0; i < C * IH * IW; i++) x[i] = frand();
+  for (i = 0; i < kc * rn * OW + 1; i++) col[i] = 1e30f;
+  onnxc_im2col2d(x, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OW, r0, rn, kb, kc, col);
+  for (kk = 0; kk < kc; kk++)
+    for (rr = r0; rr < r0 + rn; rr++)
+      for (ow = 0; ow < OW; ow++) {
+        const int k = kb + kk, c = k / (KH * KW), kh = k / KW % KH, kw = k % KW;
+        const int ih = rr * SH + kh * DH - PH, iw = ow * SW + kw * DW - PW;
+        const float want = ih >= 0 && ih < IH && iw >= 0 && iw < IW ? x[((long)c * IH + ih) * IW + iw] : 0.0f;
+        const float got = col[((long)kk * rn + rr - r0) * OW + ow];
+        if (got != want) {
+          printf("FAIL im2col2d %dx%d K %dx%d s %d,%d d %d,%d p %d,%d rows %d+%d k %d+%d at (%d,%d,%d): got %g, want %g\n",
+                 IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, r0, rn, kb, kc, kk, rr, ow, got, want);
+          failures++;
+          kk = kc, rr = r0 + rn, ow = OW;
+        }
+      }
+  if (col[kc * rn * OW] != 1e30f) {
+    printf("FAIL im2col2d %dx%d K %dx%d s %d,%d: wrote past the block\n", IH, IW, KH, KW, SH, SW);
+    failures++;
+  }
+  free(x), free(col);
+}
+
 int main(void) {
   static const int dims[] = {1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 17, 20, 33};
   const int nd = (int)(sizeof dims / sizeof dims[0]);
@@ -155,6 +186,24 @@ int main(void) {
           same(mc[b][0], mc[b][1], hw[a][0], hw[a][1], kk[c][0], kk[c][1], kk[c][2], c % 2 ? ONNXC_ACT_CLIP : ONNXC_ACT_RELU);
           cases++;
         }
+  }
+  /* im2col blocks: strides 1-3 (the vector path takes 1 and 2), dilations, paddings up to
+     beyond the kernel, rows narrower and wider than a vector, partial row and k ranges */
+  {
+    static const int g[][10] = {
+        /* IH, IW, KH, KW, SH, SW, DH, DW, PH, PW */
+        {16, 16, 3, 3, 2, 2, 1, 1, 1, 1}, {32, 32, 3, 3, 2, 2, 1, 1, 1, 1}, {7, 7, 3, 3, 2, 2, 1, 1, 1, 1},
+        {15, 37, 3, 3, 2, 2, 1, 1, 0, 0}, {9, 50, 5, 5, 1, 1, 1, 1, 2, 2}, {12, 12, 3, 3, 1, 1, 2, 2, 2, 2},
+        {11, 40, 7, 7, 2, 2, 1, 1, 3, 3}, {49, 10, 10, 4, 2, 2, 1, 1, 4, 1}, {13, 29, 3, 5, 3, 3, 1, 1, 1, 2},
+        {1, 70, 1, 9, 1, 2, 1, 1, 0, 4}, {6, 5, 3, 3, 1, 2, 1, 3, 3, 5}, {20, 33, 4, 4, 2, 2, 1, 1, 0, 1}};
+    int a;
+    for (a = 0; a < (int)(sizeof g / sizeof g[0]); a++) {
+      const int *q = g[a], C = 3, K = C * q[2] * q[3];
+      const int OH = (q[0] + 2 * q[8] - q[6] * (q[2] - 1) - 1) / q[4] + 1;
+      unfold(C, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], 0, OH, 0, K);
+      unfold(C, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], OH / 2, OH - OH / 2, K / 3, K - K / 3 - 1);
+      cases += 2;
+    }
   }
   printf("%d cases, %d failures\n", cases, failures);
   return failures != 0;
