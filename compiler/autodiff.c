@@ -870,6 +870,81 @@ static Value *grad_of(AD *ad, Value *v) {
   return c->n ? c->v[0] : NULL;
 }
 
+/* ad over g's current values, nothing marked */
+static void ad_init(AD *ad, Ctx *ctx, Graph *g) {
+  ad->ctx = ctx;
+  ad->g = g;
+  ad->nv = g->values.n;
+  ad->fwd = arena_alloc(&ctx->arena, (size_t)ad->nv + 1);
+  ad->bwd = arena_alloc(&ctx->arena, (size_t)ad->nv + 1);
+  ad->contrib = arena_alloc(&ctx->arena, sizeof(PtrVec) * (size_t)(ad->nv + 1));
+}
+
+/* Which values need gradients: fwd (set for the sources by the caller) spreads forward
+   through nodes [0, n_fwd), bwd back from y; a value needs one where both hold. */
+static void mark(AD *ad, int n_fwd, Value *y) {
+  Graph *g = ad->g;
+  for (int i = 0; i < n_fwd; i++) {
+    Node *n = g->nodes.v[i];
+    bool any = false;
+    for (int k = 0; k < n->n_inputs && !any; k++)
+      if (diff_edge(n, k) && value_is_local(g, orig_in(ad, n, k)) && ad->fwd[orig_in(ad, n, k)->id]) any = true;
+    if (!any) continue;
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] && dtype_is_float(n->outputs[k]->dtype)) ad->fwd[n->outputs[k]->id] = true;
+  }
+  ad->bwd[y->id] = true;
+  for (int i = n_fwd - 1; i >= 0; i--) {
+    Node *n = g->nodes.v[i];
+    bool any = false;
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k] && ad->bwd[n->outputs[k]->id]) any = true;
+    if (!any) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (diff_edge(n, k) && value_is_local(g, orig_in(ad, n, k))) ad->bwd[orig_in(ad, n, k)->id] = true;
+  }
+}
+
+/* Gradient contributions of nodes n_fwd-1 .. 0 (the seed already in ad->contrib); `why` ends
+   the error for a needed node without a rule. */
+static void reverse_walk(AD *ad, int n_fwd, const char *why) {
+  Ctx *ctx = ad->ctx;
+  Graph *g = ad->g;
+  for (int i = n_fwd - 1; i >= 0; i--) {
+    Node *n = g->nodes.v[i];
+    bool any_out = false, any_in = false;
+    Value **dy = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_outputs + 1));
+    for (int k = 0; k < n->n_outputs; k++) {
+      Value *o = n->outputs[k];
+      dy[k] = need(ad, o) ? grad_of(ad, o) : NULL;
+      if (dy[k]) any_out = true;
+    }
+    if (!any_out) continue;
+    bool *want = arena_alloc(&ctx->arena, (size_t)n->n_inputs + 1);
+    for (int k = 0; k < n->n_inputs; k++) {
+      want[k] = diff_edge(n, k) && need(ad, orig_in(ad, n, k));
+      if (want[k]) any_in = true;
+    }
+    if (!any_in) continue;
+    RuleFn fn = find_rule(n);
+    if (!fn)
+      fail_node(ctx, n, "no gradient rule for op %s%s%s (%s)", *n->domain ? n->domain : "", *n->domain ? "::" : "",
+                n->op_type, why);
+    /* a missing gradient of output 0 reads as zeros (Split, the recurrent ops and custom ops take
+       each one as given) */
+    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && !is_rnn(n) && !custom_op_of(n)) {
+      Value *o = n->outputs[0];
+      dy[0] = c_fill(ad, o->dtype, o->rank, o->dims, 0);
+    }
+    Value **dx = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_inputs + 1));
+    ad->cur = n;
+    fn(ad, n, dy, want, dx);
+    ad->cur = NULL;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (want[k] && dx[k]) add_contrib(ad, n, orig_in(ad, n, k), dx[k]);
+  }
+}
+
 /* ---- the pass ----------------------------------------------------------------------------- */
 
 /* Frees `name` for a new graph value: other values of that name are renamed. */
@@ -913,8 +988,6 @@ static void check_freeze(Ctx *ctx, const CompileOptions *opt, Graph *g) {
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
   if (!opt->loss) fail(ctx, "--gradients needs --loss KIND:OUTPUT (mse, cross_entropy, bce_logits, output)");
   AD A = {0}, *ad = &A;
-  ad->ctx = ctx;
-  ad->g = g;
   check_freeze(ctx, opt, g);
   /* --loss KIND[:OUTPUT] */
   const char *colon = strchr(opt->loss, ':');
@@ -934,34 +1007,13 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
   if (y->dynamic) fail(ctx, "--loss: '%s' has a data-dependent shape", y->name);
 
   /* 1. marking */
-  ad->nv = g->values.n;
-  ad->fwd = arena_alloc(&ctx->arena, (size_t)ad->nv + 1);
-  ad->bwd = arena_alloc(&ctx->arena, (size_t)ad->nv + 1);
-  ad->contrib = arena_alloc(&ctx->arena, sizeof(PtrVec) * (size_t)(ad->nv + 1));
+  ad_init(ad, ctx, g);
   for (int i = 0; i < g->inits.n; i++) {
     Value *v = g->inits.v[i];
     if (dtype_is_float(v->dtype) && !is_frozen(opt, v->name)) ad->fwd[v->id] = true;
   }
   int n_fwd = g->nodes.n;
-  for (int i = 0; i < n_fwd; i++) {
-    Node *n = g->nodes.v[i];
-    bool any = false;
-    for (int k = 0; k < n->n_inputs && !any; k++)
-      if (diff_edge(n, k) && value_is_local(g, orig_in(ad, n, k)) && ad->fwd[orig_in(ad, n, k)->id]) any = true;
-    if (!any) continue;
-    for (int k = 0; k < n->n_outputs; k++)
-      if (n->outputs[k] && dtype_is_float(n->outputs[k]->dtype)) ad->fwd[n->outputs[k]->id] = true;
-  }
-  ad->bwd[y->id] = true;
-  for (int i = n_fwd - 1; i >= 0; i--) {
-    Node *n = g->nodes.v[i];
-    bool any = false;
-    for (int k = 0; k < n->n_outputs; k++)
-      if (n->outputs[k] && ad->bwd[n->outputs[k]->id]) any = true;
-    if (!any) continue;
-    for (int k = 0; k < n->n_inputs; k++)
-      if (diff_edge(n, k) && value_is_local(g, orig_in(ad, n, k))) ad->bwd[orig_in(ad, n, k)->id] = true;
-  }
+  mark(ad, n_fwd, y);
   int n_train = 0;
   for (int i = 0; i < g->inits.n; i++)
     if (need(ad, g->inits.v[i])) n_train++;
@@ -1002,40 +1054,8 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
   vec_push(&ctx->arena, &ad->contrib[y->id], seed);
 
   /* 3. reverse walk */
-  for (int i = n_fwd - 1; i >= 0; i--) {
-    Node *n = g->nodes.v[i];
-    bool any_out = false, any_in = false;
-    Value **dy = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_outputs + 1));
-    for (int k = 0; k < n->n_outputs; k++) {
-      Value *o = n->outputs[k];
-      dy[k] = need(ad, o) ? grad_of(ad, o) : NULL;
-      if (dy[k]) any_out = true;
-    }
-    if (!any_out) continue;
-    bool *want = arena_alloc(&ctx->arena, (size_t)n->n_inputs + 1);
-    for (int k = 0; k < n->n_inputs; k++) {
-      want[k] = diff_edge(n, k) && need(ad, orig_in(ad, n, k));
-      if (want[k]) any_in = true;
-    }
-    if (!any_in) continue;
-    RuleFn fn = find_rule(n);
-    if (!fn)
-      fail_node(ctx, n, "no gradient rule for op %s%s%s (it lies between a trainable initializer and the loss; "
-                "--freeze the initializers before it to stop gradients here)", *n->domain ? n->domain : "",
-                *n->domain ? "::" : "", n->op_type);
-    /* a missing gradient of output 0 reads as zeros (Split, the recurrent ops and custom ops take
-       each one as given) */
-    if (!dy[0] && n->n_outputs && n->outputs[0] && strcmp(n->op_type, "Split") && !is_rnn(n) && !custom_op_of(n)) {
-      Value *o = n->outputs[0];
-      dy[0] = c_fill(ad, o->dtype, o->rank, o->dims, 0);
-    }
-    Value **dx = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_inputs + 1));
-    ad->cur = n;
-    fn(ad, n, dy, want, dx);
-    ad->cur = NULL;
-    for (int k = 0; k < n->n_inputs; k++)
-      if (want[k] && dx[k]) add_contrib(ad, n, orig_in(ad, n, k), dx[k]);
-  }
+  reverse_walk(ad, n_fwd, "it lies between a trainable initializer and the loss; --freeze the initializers "
+               "before it to stop gradients here");
 
   /* 4. outputs: loss, then one gradient per trainable initializer */
   for (int i = 0; i < g->outputs.n; i++) ((Value *)g->outputs.v[i])->is_output = false;
@@ -1061,4 +1081,60 @@ void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt) {
     vec_push(&ctx->arena, &g->outputs, gv);
   }
   if (opt->recompute) recompute_forward(ctx, g, n_fwd);
+}
+
+/* ---- the Gradient op (ai.onnx.preview.training) -------------------------------------------- */
+
+/* Gradient(xs..., zs...; xs, zs, y) -> dy/dx for each x of xs, expanded where the node stands:
+   the reverse walk runs from y (seed 1: y has one element) over the nodes before this one (the
+   loader gave it y as a hidden input, so y's producers come first), the gradient nodes are
+   spliced in right after it, inferred, and Identity nodes take over its outputs; the node itself
+   is left without outputs (dead).  A value of xs that y does not depend on gets zeros. */
+void gradient_op_expand(Ctx *ctx, Node *n) {
+  Graph *g = ctx->cur_graph;
+  const Attr *axs = node_attr(n, "xs"), *azs = node_attr(n, "zs");
+  int nx = axs ? axs->n_strings : 0, nz = azs ? azs->n_strings : 0;
+  if (!nx) fail_node(ctx, n, "attribute xs (the names of the values to differentiate by) is missing");
+  if (n->n_explicit != nx + nz)
+    fail_node(ctx, n, "has %d inputs; xs and zs name %d values", n->n_explicit, nx + nz);
+  if (n->n_outputs != nx) fail_node(ctx, n, "has %d outputs; xs names %d values", n->n_outputs, nx);
+  Value *y = n->n_inputs > n->n_explicit ? n->inputs[n->n_explicit] : NULL;
+  if (!y) fail_node(ctx, n, "attribute y must name a value of the graph");
+  if (!dtype_is_float(y->dtype) || value_numel(y) != 1)
+    fail_node(ctx, n, "y ('%s') must be a floating-point tensor of one element, not %s %s", y->name,
+              dtype_name(y->dtype), shape_str(&ctx->arena, y));
+  for (int k = 0; k < nx + nz; k++) {
+    const char *want = k < nx ? axs->strings[k] : azs->strings[k - nx];
+    if (!n->inputs[k] || strcmp(n->inputs[k]->name, want))
+      fail_node(ctx, n, "input %d must be the value '%s' (%s[%d])", k, want, k < nx ? "xs" : "zs", k < nx ? k : k - nx);
+    if (k < nx && !dtype_is_float(n->inputs[k]->dtype))
+      fail_node(ctx, n, "xs[%d] ('%s') is not a floating-point tensor", k, want);
+  }
+  int pos = 0;
+  while (pos < g->nodes.n && g->nodes.v[pos] != n) pos++;
+  if (pos == g->nodes.n) unreachable("Gradient node not in its graph");
+  AD A = {0}, *ad = &A;
+  ad_init(ad, ctx, g);
+  for (int k = 0; k < nx; k++) ad->fwd[n->inputs[k]->id] = true;
+  mark(ad, pos, y);
+  int first = g->nodes.n;
+  vec_push(&ctx->arena, &ad->contrib[y->id], c_fill(ad, y->dtype, y->rank, y->dims, 1.0));
+  reverse_walk(ad, pos, "it lies between a value of xs and y of a Gradient node");
+  for (int k = 0; k < nx; k++) {
+    Value *x = n->inputs[k], *gv = need(ad, x) ? grad_of(ad, x) : NULL;
+    if (!gv) gv = c_fill(ad, x->dtype, x->rank, x->dims, 0);
+    ad->cur = n;
+    Node *c = mk(ad, "Identity", "", 1, &gv, 1);
+    ad->cur = NULL;
+    c->outputs[0] = n->outputs[k];
+    n->outputs[k] = NULL;
+    done(ad, c);
+  }
+  /* nodes [first, end) move to pos + 1 .. */
+  int cnt = g->nodes.n - first;
+  void **tmp = arena_alloc(&ctx->arena, sizeof(void *) * (size_t)(cnt + 1));
+  memcpy(tmp, g->nodes.v + first, sizeof(void *) * (size_t)cnt);
+  memmove(g->nodes.v + pos + 1 + cnt, g->nodes.v + pos + 1, sizeof(void *) * (size_t)(first - pos - 1));
+  memcpy(g->nodes.v + pos + 1, tmp, sizeof(void *) * (size_t)cnt);
+  for (int i = pos + 1; i <= pos + cnt; i++) ((Node *)g->nodes.v[i])->inferred = true;
 }

@@ -481,6 +481,12 @@ static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, 
   PtrVec fv = {0};
   for (int k = 0; k < n->n_attrs; k++)
     if (n->attrs[k].g) subgraph_free_values(ctx, n->attrs[k].g, &fv);
+  /* Gradient's y: read by its expansion (autodiff.c), so it is ordered after y's producers */
+  if (!strcmp(op, "Gradient") && !strcmp(n->domain, "ai.onnx.preview.training")) {
+    const char *y = attr_s(n, "y", "");
+    const char *nm = *y ? map_name(ctx, in, y) : NULL;
+    if (nm && *nm) vec_push(&ctx->arena, &fv, use_value(ctx, g, nm));
+  }
   if (fv.n) {
     Value **ins = arena_alloc(&ctx->arena, sizeof(Value *) * (size_t)(n->n_inputs + fv.n + 1));
     for (int k = 0; k < n->n_inputs; k++) ins[k] = n->inputs[k];

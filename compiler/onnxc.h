@@ -532,6 +532,9 @@ void flex_attention_expand(Ctx *ctx, Node *n);
 /* autodiff.c: replaces g's outputs by `loss` and the trainable initializers' gradients (after
    inference, before dead-code removal). */
 void autodiff(Ctx *ctx, Graph *g, const CompileOptions *opt);
+/* autodiff.c: the shape rule of ai.onnx.preview.training::Gradient: its gradient nodes spliced
+   in after it (inferred), Identity nodes producing its outputs, the node left without outputs. */
+void gradient_op_expand(Ctx *ctx, Node *n);
 /* recompute.c: after autodiff (nodes [0, n_fwd) the forward pass): gradient nodes read clones
    of cheap forward nodes instead of forward values kept across the backward pass. */
 void recompute_forward(Ctx *ctx, Graph *g, int n_fwd);

@@ -753,6 +753,16 @@ static void tfidf_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
+/* ---- Gradient: expanded into gradient nodes by its shape rule (autodiff.c) ------------------- */
+
+static void gradient_infer(Ctx *ctx, Node *n) { gradient_op_expand(ctx, n); }
+
+static void gradient_emit(Emit *e, Node *n) {
+  (void)e;
+  (void)n;
+  unreachable("Gradient nodes are expanded by their shape rule");
+}
+
 /* ---- rows ----------------------------------------------------------------------------------- */
 
 #define TRAIN "ai.onnx.preview.training"
@@ -762,6 +772,7 @@ static const OpDef extra_rows[] = {
     {"Adagrad", TRAIN, 1, ONNXC_MAX_OPSET, 0, opt_infer, NULL, opt_emit, NULL, "float, double", NULL},
     {"Adam", TRAIN, 1, ONNXC_MAX_OPSET, 0, opt_infer, NULL, opt_emit, NULL, "float, double", NULL},
     {"Momentum", TRAIN, 1, ONNXC_MAX_OPSET, 0, opt_infer, NULL, opt_emit, NULL, "float, double", NULL},
+    {"Gradient", TRAIN, 1, ONNXC_MAX_OPSET, 0, gradient_infer, NULL, gradient_emit, NULL, "float, double", NULL},
     {"SwiGLU", "", 28, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, swiglu_infer, NULL, swiglu_emit, NULL,
      "float, double, float16, bfloat16", NULL},
     {"Binarizer", ML, 1, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, binarizer_infer, NULL, binarizer_emit, NULL,

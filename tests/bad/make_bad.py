@@ -137,6 +137,7 @@ def main():
     string_cases(exp)
     sequence_cases(exp)
     flex_cases(exp)
+    gradient_cases(exp)
 
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
         f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error[\tonnxc flags]\n")
@@ -350,6 +351,25 @@ def flex_cases(exp):
     subf = helper.make_graph([helper.make_node("Identity", ["s"], ["t"])], "mod", [vi("s", None)], [vi("t", None)])
     save("flex_heads.onnx", flex("flex1", TensorProto.FLOAT, 3, 2, subf))
     exp.append(("flex_heads.onnx", "node 'flex1' (FlexAttention): query heads 3 are not a multiple of key/value heads 2"))
+
+
+def gradient_cases(exp):
+    """ai.onnx.preview.training::Gradient (expanded by autodiff): y must be one float element,
+    the inputs the values xs/zs name, every op between them differentiable."""
+    ops = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.preview.training", 1)]
+
+    def grad(name, ys_shape, ins, xs, extra=()):
+        nodes = list(extra) + [helper.make_node("Gradient", ins, ["d" + x for x in xs], name=name,
+                                                domain="ai.onnx.preview.training", xs=xs, y="y")]
+        return model(nodes, [vi("a", [2, 3]), vi("b", [2, 3])], [vi("d" + x, [2, 3]) for x in xs], opset_imports=ops)
+    mul = helper.make_node("Mul", ["a", "b"], ["y"])
+    save("gradient_y_shape.onnx", grad("grad0", [2, 3], ["a"], ["a"], [mul]))
+    exp.append(("gradient_y_shape.onnx", "node 'grad0' (Gradient): y ('y') must be a floating-point tensor of one element, not float [2,3]"))
+    red = helper.make_node("ReduceSum", ["p"], ["y"], keepdims=0)
+    save("gradient_input.onnx", grad("grad1", [], ["b"], ["a"], [helper.make_node("Mul", ["a", "b"], ["p"]), red]))
+    exp.append(("gradient_input.onnx", "node 'grad1' (Gradient): input 0 must be the value 'a' (xs[0])"))
+    save("gradient_no_rule.onnx", grad("grad2", [], ["a"], ["a"], [helper.make_node("Cos", ["a"], ["p"], name="cos0"), red]))
+    exp.append(("gradient_no_rule.onnx", "node 'cos0' (Cos): no gradient rule for op Cos (it lies between a value of xs and y of a Gradient node)"))
 
 
 if __name__ == "__main__":
