@@ -252,7 +252,9 @@ static void red_emit_par(Emit *e, Node *n, const char *init) {
   }
   bool wide = comp_dt(dt) == DT_FLOAT && kind != R_MAX && kind != R_MIN && kind != R_PROD;
   emit_par_for(e, "long long ", "o", value_numel(y));
-  ep(e, "long long r = o, base = 0;");
+  bool kept = false; /* any dim not reduced (else r would go unused: nvcc warns) */
+  for (int k = 0; k < g.m; k++) kept |= !g.red[k];
+  ep(e, kept ? "long long r = o, base = 0;" : "const long long base = 0;");
   for (int k = g.m - 1; k >= 0; k--)
     if (!g.red[k]) {
       ep(e, "base += r %% %lld * %lld;", (long long)g.len[k], (long long)is[k]);
