@@ -630,11 +630,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
   if (j < nr_) {                                                                               \
     const __m512 b_ = _mm512_set1_ps(B[j]);                                                    \
     a##j##0 = _mm512_fmadd_ps(q0, b_, a##j##0);                                                \
-    a##j##1 = _mm512_fmadd_ps(q1, b_, a##j##1);                                                \
-    a##j##2 = _mm512_fmadd_ps(q2, b_, a##j##2);                                                \
+    if (rv_ > 1) a##j##1 = _mm512_fmadd_ps(q1, b_, a##j##1);                                   \
+    if (rv_ > 2) a##j##2 = _mm512_fmadd_ps(q2, b_, a##j##2);                                   \
   }
 #define ONNXC_TS(v)                                                                            \
-  if (16 * v < mr) {                                                                           \
+  if (v < rv_ && 16 * v < mr) {                                                                \
     r[0] = a0##v, r[1] = a1##v, r[2] = a2##v, r[3] = a3##v;                                    \
     r[4] = a4##v, r[5] = a5##v, r[6] = a6##v, r[7] = a7##v;                                    \
     for (i = 8; i < 16; i++) r[i] = _mm512_setzero_ps();                                       \
@@ -647,16 +647,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
       _mm512_mask_storeu_ps(cp_, km, t_);                                                      \
     }                                                                                          \
   }
-#define ONNXC_UKT_DEF(NAME, NR)                                                                            \
+#define ONNXC_UKT_DEF(NAME, NR, RV)                                                                        \
   ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, \
                                       int mr, int acc, const onnxc_epi *e, int m0, int n0) {               \
-    const int nr_ = NR;                                                                                    \
+    const int nr_ = NR, rv_ = RV;                                                                          \
     const __mmask16 km = ONNXC_MASK16(nr_);                                                                \
     __m512 r[16];                                                                                          \
     int k, i;                                                                                              \
     ONNXC_J8(ONNXC_TD)                                                                                     \
     for (k = 0; k < kc; k++) {                                                                             \
-      const __m512 q0 = _mm512_loadu_ps(Q), q1 = _mm512_loadu_ps(Q + 16), q2 = _mm512_loadu_ps(Q + 32);   \
+      const __m512 q0 = _mm512_loadu_ps(Q);                                                              \
+      const __m512 q1 = rv_ > 1 ? _mm512_loadu_ps(Q + 16) : q0, q2 = rv_ > 2 ? _mm512_loadu_ps(Q + 32) : q0; \
       ONNXC_J8(ONNXC_TF)                                                                                   \
       Q += 48;                                                                                             \
       B += ldb;                                                                                            \
@@ -666,30 +667,44 @@ ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
       ONNXC_TS(0) ONNXC_TS(1) ONNXC_TS(2)                                                                  \
     }                                                                                                      \
   }
-ONNXC_UKT_DEF(onnxc_ukt1, 1)
-ONNXC_UKT_DEF(onnxc_ukt2, 2)
-ONNXC_UKT_DEF(onnxc_ukt3, 3)
-ONNXC_UKT_DEF(onnxc_ukt4, 4)
-ONNXC_UKT_DEF(onnxc_ukt5, 5)
-ONNXC_UKT_DEF(onnxc_ukt6, 6)
-ONNXC_UKT_DEF(onnxc_ukt7, 7)
-ONNXC_UKT_DEF(onnxc_ukt8, 8)
+ONNXC_UKT_DEF(onnxc_ukt1, 1, 3)
+ONNXC_UKT_DEF(onnxc_ukt2, 2, 3)
+ONNXC_UKT_DEF(onnxc_ukt3, 3, 3)
+ONNXC_UKT_DEF(onnxc_ukt4, 4, 3)
+ONNXC_UKT_DEF(onnxc_ukt5, 5, 3)
+ONNXC_UKT_DEF(onnxc_ukt6, 6, 3)
+ONNXC_UKT_DEF(onnxc_ukt7, 7, 3)
+ONNXC_UKT_DEF(onnxc_ukt8, 8, 3)
+/* a last panel of at most 16 or 32 rows: one or two row vectors */
+ONNXC_UKT_DEF(onnxc_ukt1_r1, 1, 1)
+ONNXC_UKT_DEF(onnxc_ukt2_r1, 2, 1)
+ONNXC_UKT_DEF(onnxc_ukt3_r1, 3, 1)
+ONNXC_UKT_DEF(onnxc_ukt4_r1, 4, 1)
+ONNXC_UKT_DEF(onnxc_ukt5_r1, 5, 1)
+ONNXC_UKT_DEF(onnxc_ukt6_r1, 6, 1)
+ONNXC_UKT_DEF(onnxc_ukt7_r1, 7, 1)
+ONNXC_UKT_DEF(onnxc_ukt8_r1, 8, 1)
+ONNXC_UKT_DEF(onnxc_ukt1_r2, 1, 2)
+ONNXC_UKT_DEF(onnxc_ukt2_r2, 2, 2)
+ONNXC_UKT_DEF(onnxc_ukt3_r2, 3, 2)
+ONNXC_UKT_DEF(onnxc_ukt4_r2, 4, 2)
+ONNXC_UKT_DEF(onnxc_ukt5_r2, 5, 2)
+ONNXC_UKT_DEF(onnxc_ukt6_r2, 6, 2)
+ONNXC_UKT_DEF(onnxc_ukt7_r2, 7, 2)
+ONNXC_UKT_DEF(onnxc_ukt8_r2, 8, 2)
 #endif
 
 /* C (+)= the tile of 48 rows (mr of them stored) x nr <= 8 columns; then the epilogue e. */
 ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, int mr,
                                          int nr, int acc, const onnxc_epi *e, int m0, int n0) {
 #if defined(ONNXC_AVX512)
-  switch (nr) {
-  case 1: onnxc_ukt1(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  case 2: onnxc_ukt2(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  case 3: onnxc_ukt3(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  case 4: onnxc_ukt4(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  case 5: onnxc_ukt5(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  case 6: onnxc_ukt6(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  case 7: onnxc_ukt7(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  default: onnxc_ukt8(kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0); break;
-  }
+  typedef void (*ukt_fn)(int, const float *, const float *, long, float *, long, int, int, const onnxc_epi *, int, int);
+  static const ukt_fn tab[3][8] = {
+      {onnxc_ukt1_r1, onnxc_ukt2_r1, onnxc_ukt3_r1, onnxc_ukt4_r1, onnxc_ukt5_r1, onnxc_ukt6_r1, onnxc_ukt7_r1, onnxc_ukt8_r1},
+      {onnxc_ukt1_r2, onnxc_ukt2_r2, onnxc_ukt3_r2, onnxc_ukt4_r2, onnxc_ukt5_r2, onnxc_ukt6_r2, onnxc_ukt7_r2, onnxc_ukt8_r2},
+      {onnxc_ukt1, onnxc_ukt2, onnxc_ukt3, onnxc_ukt4, onnxc_ukt5, onnxc_ukt6, onnxc_ukt7, onnxc_ukt8}};
+  /* row vectors: a last panel of <= 16 or <= 32 rows computes only those */
+  tab[mr <= 16 ? 0 : mr <= 32 ? 1 : 2][nr < 1 ? 0 : nr > 8 ? 7 : nr - 1](kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0);
 #else
   float s0[48], s1[48];
   int j, k, l;

@@ -146,7 +146,7 @@ static int softmax_rows(void) {
 }
 
 int main(void) {
-  static const int Ms[] = {1, 3, 8, 9, 17, 24, 47, 48, 49, 100};
+  static const int Ms[] = {1, 3, 8, 9, 17, 24, 47, 48, 49, 64, 80, 100};
   static const int Ns[] = {1, 3, 4, 5, 8, 11, 12, 13, 16, 24, 25, 47, 48, 49, 100, 131, 300};
   static const int Ks[] = {1, 7, 128, 129, 300};
   int mi, ni, ki, act, cases = 0;
