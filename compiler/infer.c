@@ -81,6 +81,9 @@ void infer_node(Ctx *ctx, Node *n) {
   for (int k = 0; k < n->n_outputs; k++) {
     Value *v = n->outputs[k];
     if (!v) continue;
+    if (!v->typed && k > 0)
+      fail_node(ctx, n, "has %d outputs; output %d ('%s') is not one this op produces (or one onnxc does not support)",
+                n->n_outputs, k, v->name);
     if (!v->typed) fail_node(ctx, n, "internal: shape rule left output '%s' untyped", v->name);
     int64_t cnt = 1, bytes;
     for (int d = 0; d < v->rank; d++)

@@ -363,6 +363,10 @@ def gradient_cases(exp):
                                                 domain="ai.onnx.preview.training", xs=xs, y="y")]
         return model(nodes, [vi("a", [2, 3]), vi("b", [2, 3])], [vi("d" + x, [2, 3]) for x in xs], opset_imports=ops)
     mul = helper.make_node("Mul", ["a", "b"], ["y"])
+    # (not Gradient: an op given more outputs than it has)
+    save("extra_output.onnx", model([helper.make_node("Relu", ["x"], ["y", "y2"], name="relu1")], [vi("x", [2])],
+                                    [vi("y", [2]), vi("y2", [2])]))
+    exp.append(("extra_output.onnx", "node 'relu1' (Relu): has 2 outputs; output 1 ('y2') is not one this op produces"))
     save("gradient_y_shape.onnx", grad("grad0", [2, 3], ["a"], ["a"], [mul]))
     exp.append(("gradient_y_shape.onnx", "node 'grad0' (Gradient): y ('y') must be a floating-point tensor of one element, not float [2,3]"))
     red = helper.make_node("ReduceSum", ["p"], ["y"], keepdims=0)
