@@ -24,6 +24,7 @@ Value *graph_new_value(Ctx *ctx, Graph *g, const char *name) {
   v->id = g->values.n;
   v->offset = -1;
   v->first = v->last = -1;
+  v->decl_rank = -1;
   vec_push(&ctx->arena, &g->values, v);
   return v;
 }

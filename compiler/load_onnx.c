@@ -508,6 +508,19 @@ static void add_node(Ctx *ctx, Graph *g, const Onnx__NodeProto *np, size_t idx, 
   }
 }
 
+/* v's declared tensor shape, when every dim is a number (Value.decl_rank) */
+static void note_declared_shape(Value *v, const Onnx__ValueInfoProto *vi) {
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type || !tp->tensor_type->shape) return;
+  const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+  if (sh->n_dim > ONNXC_MAX_RANK) return;
+  for (size_t d = 0; d < sh->n_dim; d++) {
+    if (sh->dim[d]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || sh->dim[d]->dim_value < 0) return;
+    v->decl_dims[d] = sh->dim[d]->dim_value;
+  }
+  v->decl_rank = (int)sh->n_dim;
+}
+
 static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bool top) {
   Graph *g = graph_new(ctx, parent);
   PtrVec ports = {0};
@@ -575,7 +588,12 @@ static Graph *load_graph(Ctx *ctx, const Onnx__GraphProto *gp, Graph *parent, bo
     Value *v = graph_find_value(g, name);
     if (!v) fail(ctx, "graph output '%s' is not produced by any node, input or initializer", name);
     v->is_output = true;
+    note_declared_shape(v, gp->output[i]);
     vec_push(&ctx->arena, &g->outputs, v);
+  }
+  for (size_t i = 0; i < gp->n_value_info; i++) {
+    Value *v = gp->value_info[i]->name ? graph_find_value(g, gp->value_info[i]->name) : NULL;
+    if (v) note_declared_shape(v, gp->value_info[i]);
   }
   return g;
 }

@@ -38,6 +38,9 @@ static void usage(FILE *f) {
         "  --string-bytes N     size of the string heap in the arena (strings made at run time:\n"
         "                       StringConcat, StringSplit, Cast to string, ...); default: what\n"
         "                       the model needs when every input string is at most 64 bytes\n"
+        "  --image-size HxW     ImageDecoder: the decoded images' height and width (else the\n"
+        "                       shape the model declares for its output); another size is\n"
+        "                       ONNXC_ERR_SHAPE at run time\n"
         "  --max-substrings N   StringSplit: most substrings of one string (the compile-time\n"
         "                       bound of its output's last dimension; default 16, or maxsplit+1)\n"
         "  --weights FILE.bin   write the weights to FILE.bin instead of static const arrays;\n"
@@ -184,6 +187,16 @@ int main(int argc, char **argv) {
       long v = strtol(next, &end, 10);
       if (*end || v <= 0) { fprintf(stderr, "onnxc: error: --align expects a positive integer\n"); return 2; }
       opt.align = (size_t)v;
+    } else if (!strcmp(a, "--image-size")) {
+      NEED_ARG();
+      char *end, *end2 = NULL;
+      long h = strtol(next, &end, 10), w = *end == 'x' ? strtol(end + 1, &end2, 10) : 0;
+      if (end == next || *end != 'x' || !end2 || end2 == end + 1 || *end2 || h < 1 || w < 1 || h > 65535 || w > 65535) {
+        fprintf(stderr, "onnxc: error: --image-size expects HxW, two integers from 1 to 65535\n");
+        return 2;
+      }
+      opt.image_h = h;
+      opt.image_w = w;
     } else if (!strcmp(a, "--string-bytes") || !strcmp(a, "--max-substrings")) {
       NEED_ARG();
       char *end;

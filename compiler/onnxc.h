@@ -82,6 +82,10 @@ struct Value {
   int dtype;
   int rank;
   int64_t dims[ONNXC_MAX_RANK];
+  /* load_onnx.c: the static shape the model declares for it (graph output or value_info), for
+     rules whose output shape the inputs do not determine (ImageDecoder); decl_rank -1: none */
+  int decl_rank;
+  int64_t decl_dims[ONNXC_MAX_RANK];
   void *data;             /* compile-time contents (little-endian host layout) or NULL;
                              for DT_STRING an array of char* */
   Node *producer;
@@ -266,6 +270,7 @@ struct Ctx {
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   PtrVec custom_ops;      /* CustomOp*: the --custom-op / --custom-ops specs (ops_custom.c) */
   int target;             /* TARGET_C, TARGET_CUDA or TARGET_CUDA_NVRTC (--target) */
+  int64_t image_h, image_w; /* --image-size HxW (ImageDecoder), 0: the declared output shape */
   int64_t string_bytes;   /* --string-bytes: the string heap's size, -1: derived (ops_string.c) */
   int64_t max_substrings; /* --max-substrings: StringSplit's bound on pieces per string, 0: default */
   /* results */
@@ -486,6 +491,7 @@ typedef struct CompileOptions {
   const char *custom_ops[64]; int n_custom_ops;          /* --custom-op DOMAIN::OP:SPEC */
   const char *custom_op_files[8]; int n_custom_op_files; /* --custom-ops FILE */
   /* string tensors (ops_string.c) */
+  int64_t image_h, image_w;   /* --image-size HxW (0: none) */
   int64_t string_bytes;       /* --string-bytes N; -1 (or 0 when unset by a caller): derived */
   bool string_bytes_set;
   int64_t max_substrings;     /* --max-substrings N; 0: default */

@@ -753,6 +753,65 @@ static void tfidf_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
+/* ---- ImageDecoder (opset 20): templates/image.h ------------------------------------------- */
+
+/* The output [H, W, C] is static: H and W from --image-size, else from the shape the model
+   declares for the output; an image of another size is ONNXC_ERR_SHAPE at run time. */
+static int image_channels(Ctx *ctx, const Node *n) {
+  const char *f = attr_s(n, "pixel_format", "RGB");
+  if (!strcmp(f, "RGB") || !strcmp(f, "BGR")) return 3;
+  if (!strcmp(f, "Grayscale")) return 1;
+  fail_node(ctx, n, "pixel_format '%s' is not one of RGB, BGR, Grayscale", f);
+}
+
+static void image_infer(Ctx *ctx, Node *n) {
+  require_inputs(ctx, n, 1, 1);
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  if (x->dtype != DT_UINT8 || x->rank != 1) fail_node(ctx, n, "the encoded image must be a 1-D uint8 tensor");
+  int64_t C = image_channels(ctx, n), H = ctx->image_h, W = ctx->image_w;
+  if (!H && y->decl_rank == 3 && y->decl_dims[0] > 0 && y->decl_dims[1] > 0 && y->decl_dims[2] == C)
+    H = y->decl_dims[0], W = y->decl_dims[1];
+  if (!H)
+    fail_node(ctx, n, "the decoded image's size must be known at compile time: declare the output's shape "
+              "[H, W, %lld] in the model or pass --image-size HxW", (long long)C);
+  int64_t dims[3] = {H, W, C};
+  value_set_shape(y, DT_UINT8, 3, dims);
+}
+
+/* PNG: the compressed data (<= the input) and the filtered rows (<= 4 bytes a pixel, 1 a row);
+   Grayscale: the RGB image before the conversion */
+static int64_t image_scratch(Ctx *ctx, Node *n) {
+  const Value *y = n->outputs[0];
+  int64_t H = y->dims[0], W = y->dims[1];
+  return value_numel(n->inputs[0]) + H * (1 + 4 * W) + (image_channels(ctx, n) == 1 ? 3 * H * W : 0);
+}
+
+static void image_emit(Emit *e, Node *n) {
+  const Value *y = n->outputs[0];
+  int64_t H = y->dims[0], W = y->dims[1], N = value_numel(n->inputs[0]), HW = H * W;
+  int64_t s_rgb = N + H * (1 + 4 * W);
+  const char *f = attr_s(n, "pixel_format", "RGB");
+  bool gray = !strcmp(f, "Grayscale");
+  emit_use_template(e, "image");
+  ep(e, "unsigned char *rgb = %s;", gray ? fmt(e, "W + %lld", (long long)s_rgb) : "Y0");
+  ep(e, "const int st = onnxc_img_decode(X0, %lldL, rgb, %lldL, %lldL, W);", (long long)N, (long long)H, (long long)W);
+  ep(e, "long i;");
+  ep(e, "if (st) return st;");
+  if (gray) { /* ITU-R 601-2 luma in 16-bit fixed point, as PIL's convert("L") rounds it */
+    ep(e, "for (i = 0; i < %lldL; i++)", (long long)HW);
+    ep(e, "  Y0[i] = (uint8_t)((rgb[3 * i] * 19595L + rgb[3 * i + 1] * 38470L + rgb[3 * i + 2] * 7471L + 0x8000L) >> 16);");
+  } else if (!strcmp(f, "BGR")) {
+    ep(e, "for (i = 0; i < %lldL; i++) {", (long long)HW);
+    ep(e, "const unsigned char t = Y0[3 * i];");
+    ep(e, "Y0[3 * i] = Y0[3 * i + 2];");
+    ep(e, "Y0[3 * i + 2] = t;");
+    ep(e, "}");
+  } else {
+    ep(e, "(void)i;");
+  }
+  ep(e, "return 0;");
+}
+
 /* ---- Gradient: expanded into gradient nodes by its shape rule (autodiff.c) ------------------- */
 
 static void gradient_infer(Ctx *ctx, Node *n) { gradient_op_expand(ctx, n); }
@@ -772,6 +831,7 @@ static const OpDef extra_rows[] = {
     {"Adagrad", TRAIN, 1, ONNXC_MAX_OPSET, 0, opt_infer, NULL, opt_emit, NULL, "float, double", NULL},
     {"Adam", TRAIN, 1, ONNXC_MAX_OPSET, 0, opt_infer, NULL, opt_emit, NULL, "float, double", NULL},
     {"Momentum", TRAIN, 1, ONNXC_MAX_OPSET, 0, opt_infer, NULL, opt_emit, NULL, "float, double", NULL},
+    {"ImageDecoder", "", 20, ONNXC_MAX_OPSET, OPF_STATUS, image_infer, NULL, image_emit, image_scratch, "uint8", NULL},
     {"Gradient", TRAIN, 1, ONNXC_MAX_OPSET, 0, gradient_infer, NULL, gradient_emit, NULL, "float, double", NULL},
     {"SwiGLU", "", 28, ONNXC_MAX_OPSET, OPF_ELEMENTWISE, swiglu_infer, NULL, swiglu_emit, NULL,
      "float, double, float16, bfloat16", NULL},

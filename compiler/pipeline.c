@@ -346,6 +346,8 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->scratch_headroom = opt->scratch_headroom_set ? opt->scratch_headroom : 25;
   ctx->weights_path = opt->weights;
   ctx->string_bytes = opt->string_bytes_set ? opt->string_bytes : -1;
+  ctx->image_h = opt->image_h;
+  ctx->image_w = opt->image_w;
   ctx->max_substrings = opt->max_substrings;
   ctx->target = !opt->target || !strcmp(opt->target, "c") ? TARGET_C
                 : !strcmp(opt->target, "cuda")            ? TARGET_CUDA

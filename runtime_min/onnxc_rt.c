@@ -67,6 +67,7 @@ const char *onnxc_status_str(int status) {
   case ONNXC_ERR_PARSE: return "a string is not a number of the target type";
   case ONNXC_ERR_SHAPE: return "an input sequence's length or an item's dims differ from the compiled ones";
   case ONNXC_ERR_EMPTY: return "the optional holds no value";
+  case ONNXC_ERR_IMAGE: return "not an image ImageDecoder decodes (malformed, or an unsupported kind)";
   default: return status >= ONNXC_ERR_CUSTOM ? "custom op failed" : "unknown status";
   }
 }

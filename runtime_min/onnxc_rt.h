@@ -49,6 +49,7 @@ typedef enum onnxc_status {
   ONNXC_ERR_SHAPE = 9,     /* an input sequence's length, or an input item's dims, differ from
                               those the model was compiled for (onnxc --seq-input) */
   ONNXC_ERR_EMPTY = 10,    /* OptionalGetElement of an optional input that holds no value */
+  ONNXC_ERR_IMAGE = 11,    /* ImageDecoder: bytes that are not an image of a kind it decodes */
   /* 100 and above: returned by a user's custom-op function (onnxc_custom.h) and passed on
      unchanged by the run functions */
   ONNXC_ERR_CUSTOM = 100

@@ -367,6 +367,14 @@ def gradient_cases(exp):
     save("extra_output.onnx", model([helper.make_node("Relu", ["x"], ["y", "y2"], name="relu1")], [vi("x", [2])],
                                     [vi("y", [2]), vi("y2", [2])]))
     exp.append(("extra_output.onnx", "node 'relu1' (Relu): has 2 outputs; output 1 ('y2') is not one this op produces"))
+    # ImageDecoder without a known output size, and with a pixel format it does not know
+    def imgdec(name, out_shape, fmt="RGB"):
+        return model([helper.make_node("ImageDecoder", ["d"], ["y"], name=name, pixel_format=fmt)],
+                     [vi("d", [100], TensorProto.UINT8)], [vi("y", out_shape, TensorProto.UINT8)], opset=20)
+    save("image_no_size.onnx", imgdec("dec0", None))
+    exp.append(("image_no_size.onnx", "node 'dec0' (ImageDecoder): the decoded image's size must be known at compile time"))
+    save("image_format.onnx", imgdec("dec1", [4, 4, 3], "CMYK"))
+    exp.append(("image_format.onnx", "node 'dec1' (ImageDecoder): pixel_format 'CMYK' is not one of RGB, BGR, Grayscale"))
     save("gradient_y_shape.onnx", grad("grad0", [2, 3], ["a"], ["a"], [mul]))
     exp.append(("gradient_y_shape.onnx", "node 'grad0' (Gradient): y ('y') must be a floating-point tensor of one element, not float [2,3]"))
     red = helper.make_node("ReduceSum", ["p"], ["y"], keepdims=0)

@@ -96,6 +96,8 @@ def main():
                        (["x.onnx", "-o", "x.c", "--target", "metal"], "unknown target 'metal'"),
                        (["x.onnx", "-o", "x.c", "--string-bytes", "-1"], "--string-bytes expects a non-negative integer"),
                        (["x.onnx", "-o", "x.c", "--string-bytes", "4k"], "--string-bytes expects a non-negative integer"),
+                       (["x.onnx", "-o", "x.c", "--image-size", "32"], "--image-size expects HxW, two integers from 1 to 65535"),
+                       (["x.onnx", "-o", "x.c", "--image-size", "0x5"], "--image-size expects HxW, two integers from 1 to 65535"),
                        (["x.onnx", "-o", "x.c", "--scratch-headroom", "-5"], "--scratch-headroom expects a percentage from 0 to 1000"),
                        (["x.onnx", "-o", "x.c", "--scratch-headroom", "25%"], "--scratch-headroom expects a percentage from 0 to 1000"),
                        (["x.onnx", "-o", "x.c", "--max-substrings", "0"], "--max-substrings expects a positive integer"),

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""ImageDecoder on damaged images: for one model per format (tests/images/cases), the generated
+C is built with AddressSanitizer and UndefinedBehaviorSanitizer and run on the intact image and
+on seeded mutations of it (bytes flipped or zeroed, runs cut out and the rest shifted, header
+fields set to extremes or moved by a little, the tail zeroed).  Every run must end with status 0, ONNXC_ERR_SHAPE (9)
+or ONNXC_ERR_IMAGE (11) -- no crash, no sanitizer report, no hang -- and the intact image with 0.
+
+usage: check_bad_images.py [--build BUILD] [--cc CC] [-n MUTATIONS]
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CASES = ["png_rgb_level9_bgr", "png_palette", "png_gray_alpha", "png_rgb_stored", "png_tiny_fixed_codes", "bmp_odd_width",
+         "bmp_palette_bgr", "tiff_packbits", "tiff_raw_bgr", "pnm_p6_gray", "pnm_p3_text"]
+
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "net.h"
+static unsigned char arena[NET_ARENA_BYTES + 64] __attribute__((aligned(64)));
+/* argv: input bytes, output bytes, files; buffers of exactly those sizes (ASan sees overruns) */
+int main(int argc, char **argv) {
+  long n = atol(argv[1]), no = atol(argv[2]);
+  int i;
+  for (i = 3; i < argc; i++) {
+    unsigned char *in = malloc((size_t)n), *out = malloc((size_t)no);
+    FILE *f = fopen(argv[i], "rb");
+    size_t got;
+    if (!f || !in || !out) return 2;
+    memset(in, 0, (size_t)n);
+    got = fread(in, 1, (size_t)n, f);
+    fclose(f);
+    (void)got;
+    printf("%d\n", net_run(arena, in, out));
+    free(in);
+    free(out);
+  }
+  return 0;
+}
+"""
+
+
+def mutate(rnd, data):
+    b = bytearray(data)
+    for _ in range(rnd.randint(1, 4)):
+        k = rnd.random()
+        p = rnd.randrange(len(b))
+        if k < 0.35:
+            b[p] ^= 1 << rnd.randrange(8)
+        elif k < 0.55:
+            b[p] = rnd.choice([0, 0xff, 0x7f, 0x80, 1])
+        elif k < 0.6:  # a header field (sizes, offsets, counts) set to an extreme
+            p = rnd.randrange(min(len(b), 64))
+            for q in range(p, min(p + 4, len(b))):
+                b[q] = rnd.choice([0, 0xff])
+        elif k < 0.7:  # a header field a little larger or smaller (either byte order)
+            p = rnd.randrange(min(len(b), 64) - 4)
+            order = rnd.choice(["big", "little"])
+            v = (int.from_bytes(b[p:p + 4], order) + rnd.randint(-64, 64)) % (1 << 32)
+            b[p:p + 4] = v.to_bytes(4, order)
+        elif k < 0.85:  # a run cut out, the rest shifted (the tail zero)
+            ln = rnd.randint(1, 32)
+            b = b[:p] + b[p + ln:] + bytes(ln)
+        else:  # truncated
+            b = b[:p] + bytes(len(b) - p)
+    return bytes(b[:len(data)])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("-n", type=int, default=250)
+    args = ap.parse_args()
+    onnxc = os.path.join(os.path.abspath(args.build), "onnxc")
+    work = tempfile.mkdtemp(prefix="onnxc_badimg_")
+    san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g", "-O1"]
+    rnd = random.Random(20261126)
+    runs = bad = 0
+    for name in CASES:
+        src = os.path.join(HERE, "cases", name)
+        d = os.path.join(work, name)
+        os.makedirs(d)
+        t = onnx.TensorProto()
+        with open(os.path.join(src, "test_data_set_0", "input_0.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        data = numpy_helper.to_array(t).tobytes()
+        o = onnx.TensorProto()
+        with open(os.path.join(src, "test_data_set_0", "output_0.pb"), "rb") as f:
+            o.ParseFromString(f.read())
+        nout = numpy_helper.to_array(o).size
+        flags = []
+        fl = os.path.join(src, "onnxc_flags.txt")
+        if os.path.exists(fl):
+            flags = open(fl).read().split()
+        subprocess.run([onnxc, os.path.join(src, "model.onnx"), "-o", os.path.join(d, "net.c"), "--name", "net"] + flags, check=True)
+        with open(os.path.join(d, "driver.c"), "w") as f:
+            f.write(DRIVER)
+        subprocess.run([args.cc] + san + ["-I", os.path.join(ROOT, "runtime_min"), "-I", d, os.path.join(d, "net.c"),
+                        os.path.join(d, "driver.c"), os.path.join(ROOT, "runtime_min", "onnxc_rt.c"), "-o", os.path.join(d, "a.out"), "-lm"],
+                       check=True)
+        files = []
+        for k in range(args.n + 1):
+            p = os.path.join(d, "in%d.bin" % k)
+            with open(p, "wb") as f:
+                f.write(data if k == 0 else mutate(rnd, data))
+            files.append(p)
+        r = subprocess.run([os.path.join(d, "a.out"), str(len(data)), str(nout)] + files, capture_output=True, text=True, timeout=600)
+        st = r.stdout.split()
+        if r.returncode != 0 or len(st) != len(files) or st[0] != "0" or any(s not in ("0", "9", "11") for s in st):
+            print("FAIL %s: rc %d, statuses %s\n%s" % (name, r.returncode, " ".join(sorted(set(st))), r.stderr[-3000:]))
+            bad += 1
+        else:
+            counts = {s: st.count(s) for s in ("0", "9", "11")}
+            print("PASS %s: %d runs, status 0/9/11: %d/%d/%d" % (name, len(st), counts["0"], counts["9"], counts["11"]))
+        runs += len(st)
+    print("%d formats, %d runs, %d failed" % (len(CASES), runs, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
