@@ -779,17 +779,24 @@ static void image_infer(Ctx *ctx, Node *n) {
 }
 
 /* PNG: the compressed data (<= the input) and the filtered rows (<= 4 bytes a pixel, 1 a row);
-   Grayscale: the RGB image before the conversion */
-static int64_t image_scratch(Ctx *ctx, Node *n) {
+   JPEG: the component planes (templates/image.h ONNXC_JPEG_SCRATCH); Grayscale: the RGB image
+   before the conversion */
+static int64_t image_decode_scratch(const Node *n) {
   const Value *y = n->outputs[0];
   int64_t H = y->dims[0], W = y->dims[1];
-  return value_numel(n->inputs[0]) + H * (1 + 4 * W) + (image_channels(ctx, n) == 1 ? 3 * H * W : 0);
+  int64_t png = value_numel(n->inputs[0]) + H * (1 + 4 * W), jpeg = 3 * (W + 32) * (H + 32) + 2 * W + 64;
+  return png > jpeg ? png : jpeg;
+}
+
+static int64_t image_scratch(Ctx *ctx, Node *n) {
+  const Value *y = n->outputs[0];
+  return image_decode_scratch(n) + (image_channels(ctx, n) == 1 ? 3 * y->dims[0] * y->dims[1] : 0);
 }
 
 static void image_emit(Emit *e, Node *n) {
   const Value *y = n->outputs[0];
   int64_t H = y->dims[0], W = y->dims[1], N = value_numel(n->inputs[0]), HW = H * W;
-  int64_t s_rgb = N + H * (1 + 4 * W);
+  int64_t s_rgb = image_decode_scratch(n);
   const char *f = attr_s(n, "pixel_format", "RGB");
   bool gray = !strcmp(f, "Grayscale");
   emit_use_template(e, "image");

@@ -1,6 +1,6 @@
 /* ImageDecoder: encoded image bytes -> interleaved 8-bit RGB, in C with no allocation.
 
-   Formats: BMP (uncompressed 24/32-bit, 8-bit with a palette; bottom-up or top-down rows),
+   Formats: baseline JPEG (below), BMP (uncompressed 24/32-bit, 8-bit with a palette; bottom-up or top-down rows),
    PNM (binary P5/P6 and text P2/P3, maxval 255), TIFF (baseline strips, 8 bits per sample,
    gray/RGB/RGBA chunky, no compression or PackBits), PNG (8-bit gray, gray+alpha, RGB, RGBA and
    palette images, not interlaced; zlib/deflate decoded here).  Alpha is dropped; gray is
@@ -8,8 +8,8 @@
 
    The decoders trust nothing in the input: every read is checked against its length, and an
    image that is malformed, truncated or of a kind listed as unsupported gives ONNXC_ERR_IMAGE;
-   one whose width and height differ from the compiled output's gives ONNXC_ERR_SHAPE.  Scratch
-   (PNG only): the input length plus H * (1 + 4 W) bytes. */
+   one whose width and height differ from the compiled output's gives ONNXC_ERR_SHAPE.  Scratch:
+   PNG the input length plus H * (1 + 4 W) bytes, JPEG ONNXC_JPEG_SCRATCH(H, W). */
 
 #define ONNXC_IMG_BAD 11 /* ONNXC_ERR_IMAGE */
 #define ONNXC_IMG_SIZE 9 /* ONNXC_ERR_SHAPE */
@@ -467,13 +467,400 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_png(const unsigned char *s, long n, unsi
   return 0;
 }
 
-/* Decodes s[0..n) into rgb (H x W x 3); by its first bytes: BMP, PNM, TIFF or PNG.  Scratch:
-   n + H * (1 + 4 W) bytes (PNG). */
+/* ---- JPEG: baseline (sequential, Huffman, 8-bit) ----
+   Bit-exact with libjpeg(-turbo)'s default decode, which Pillow uses: the integer "islow" IDCT
+   (Loeffler-Ligtenberg-Moschytz with 13-bit constants, 2 extra bits between the passes), the
+   triangle ("fancy") upsampling of 2x1 and 2x2 subsampled chroma with edge rows and columns
+   replicated, and 16-bit fixed-point YCbCr -> RGB.  Progressive, arithmetic-coded, 12-bit,
+   CMYK and other sampling ratios are ONNXC_ERR_IMAGE. */
+typedef struct onnxc_jhuff {
+  unsigned char bits[17]; /* codes of each length 1..16 */
+  unsigned char val[256];
+  int nval;
+  long maxcode[18], valptr[17], mincode[17];
+  int ok;
+} onnxc_jhuff;
+
+typedef struct onnxc_jpeg {
+  const unsigned char *s;
+  long n, pos;
+  unsigned long bitbuf;
+  int bitcnt, marker; /* marker: a marker met in the entropy data (no more bits from it) */
+  unsigned short q[4][64];
+  onnxc_jhuff dc[4], ac[4];
+  int nc, hmax, vmax, restart;
+  int id[3], h[3], v[3], tq[3], td[3], ta[3], pred[3];
+  long cw[3], ch[3], stride[3]; /* component width and height (samples), plane stride */
+  unsigned char *plane[3];
+} onnxc_jpeg;
+
+ONNXC_MAYBE_UNUSED static void onnxc_jhuff_build(onnxc_jhuff *t) {
+  long code = 0, k = 0;
+  int l;
+  for (l = 1; l <= 16; l++) {
+    t->valptr[l] = k;
+    t->mincode[l] = code;
+    code += t->bits[l];
+    k += t->bits[l];
+    t->maxcode[l] = t->bits[l] ? code - 1 : -1;
+    code <<= 1;
+  }
+  t->maxcode[17] = 0x7fffffffL;
+}
+
+ONNXC_MAYBE_UNUSED static int onnxc_jbit(onnxc_jpeg *j) {
+  if (j->bitcnt == 0) {
+    unsigned c = 0;
+    if (!j->marker && j->pos < j->n) {
+      c = j->s[j->pos];
+      if (c == 0xff) {
+        if (j->pos + 1 >= j->n) return -1;
+        if (j->s[j->pos + 1] == 0) {
+          j->pos += 2;
+        } else {
+          j->marker = 1; /* a marker: zeros from here, as libjpeg feeds */
+          c = 0;
+        }
+      } else {
+        j->pos++;
+      }
+    } else if (!j->marker) {
+      return -1;
+    }
+    j->bitbuf = c;
+    j->bitcnt = 8;
+  }
+  j->bitcnt--;
+  return (int)((j->bitbuf >> j->bitcnt) & 1);
+}
+
+ONNXC_MAYBE_UNUSED static long onnxc_jbits(onnxc_jpeg *j, int n) {
+  long v = 0;
+  while (n-- > 0) {
+    const int b = onnxc_jbit(j);
+    if (b < 0) return -1;
+    v = v << 1 | b;
+  }
+  return v;
+}
+
+ONNXC_MAYBE_UNUSED static int onnxc_jdecode(onnxc_jpeg *j, const onnxc_jhuff *t) {
+  long code = 0;
+  int l;
+  if (!t->ok) return -1;
+  for (l = 1; l <= 16; l++) {
+    const int b = onnxc_jbit(j);
+    if (b < 0) return -1;
+    code = code << 1 | b;
+    if (code <= t->maxcode[l]) {
+      const long k = t->valptr[l] + code - t->mincode[l];
+      return k >= 0 && k < t->nval ? t->val[k] : -1;
+    }
+  }
+  return -1;
+}
+
+/* The islow IDCT of one dequantized block into 8 x 8 samples at out (row stride os). */
+ONNXC_MAYBE_UNUSED static void onnxc_jidct(const long *in, unsigned char *out, long os) {
+  long ws[64];
+  int i;
+  for (i = 0; i < 8; i++) { /* columns; output scaled up by 2 bits */
+    const long *c = in + i;
+    long t0, t1, t2, t3, t10, t11, t12, t13, z1, z2, z3, z4, z5;
+    z2 = c[16], z3 = c[48];
+    z1 = (z2 + z3) * 4433;
+    t2 = z1 + z3 * -15137;
+    t3 = z1 + z2 * 6270;
+    t0 = (c[0] + c[32]) * 8192;
+    t1 = (c[0] - c[32]) * 8192;
+    t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+    t0 = c[56], t1 = c[40], t2 = c[24], t3 = c[8];
+    z1 = t0 + t3, z2 = t1 + t2, z3 = t0 + t2, z4 = t1 + t3;
+    z5 = (z3 + z4) * 9633;
+    t0 *= 2446, t1 *= 16819, t2 *= 25172, t3 *= 12299;
+    z1 *= -7373, z2 *= -20995, z3 *= -16069, z4 *= -3196;
+    z3 += z5, z4 += z5;
+    t0 += z1 + z3, t1 += z2 + z4, t2 += z2 + z3, t3 += z1 + z4;
+#define ONNXC_JD(x, n) (((x) + (1L << ((n) - 1))) >> (n))
+    ws[i] = ONNXC_JD(t10 + t3, 11), ws[56 + i] = ONNXC_JD(t10 - t3, 11);
+    ws[8 + i] = ONNXC_JD(t11 + t2, 11), ws[48 + i] = ONNXC_JD(t11 - t2, 11);
+    ws[16 + i] = ONNXC_JD(t12 + t1, 11), ws[40 + i] = ONNXC_JD(t12 - t1, 11);
+    ws[24 + i] = ONNXC_JD(t13 + t0, 11), ws[32 + i] = ONNXC_JD(t13 - t0, 11);
+  }
+  for (i = 0; i < 8; i++) { /* rows; descaled by 13 + 2 + 3 bits, then +128 and libjpeg's
+                               range limit (10-bit wrap, clamp to 0..255) */
+    const long *r = ws + 8 * i;
+    unsigned char *o = out + i * os;
+    long t0, t1, t2, t3, t10, t11, t12, t13, z1, z2, z3, z4, z5, res[8];
+    int k;
+    z2 = r[2], z3 = r[6];
+    z1 = (z2 + z3) * 4433;
+    t2 = z1 + z3 * -15137;
+    t3 = z1 + z2 * 6270;
+    t0 = (r[0] + r[4]) * 8192;
+    t1 = (r[0] - r[4]) * 8192;
+    t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+    t0 = r[7], t1 = r[5], t2 = r[3], t3 = r[1];
+    z1 = t0 + t3, z2 = t1 + t2, z3 = t0 + t2, z4 = t1 + t3;
+    z5 = (z3 + z4) * 9633;
+    t0 *= 2446, t1 *= 16819, t2 *= 25172, t3 *= 12299;
+    z1 *= -7373, z2 *= -20995, z3 *= -16069, z4 *= -3196;
+    z3 += z5, z4 += z5;
+    t0 += z1 + z3, t1 += z2 + z4, t2 += z2 + z3, t3 += z1 + z4;
+    res[0] = ONNXC_JD(t10 + t3, 18), res[7] = ONNXC_JD(t10 - t3, 18);
+    res[1] = ONNXC_JD(t11 + t2, 18), res[6] = ONNXC_JD(t11 - t2, 18);
+    res[2] = ONNXC_JD(t12 + t1, 18), res[5] = ONNXC_JD(t12 - t1, 18);
+    res[3] = ONNXC_JD(t13 + t0, 18), res[4] = ONNXC_JD(t13 - t0, 18);
+#undef ONNXC_JD
+    for (k = 0; k < 8; k++) {
+      const long x = res[k] & 1023;
+      o[k] = (unsigned char)(x < 128 ? x + 128 : x < 512 ? 255 : x < 896 ? 0 : x - 896);
+    }
+  }
+}
+
+/* One block of component c (entropy-decoded, dequantized, transformed) into its plane at block
+   (by, bx); 0, or -1 on bad data. */
+ONNXC_MAYBE_UNUSED static int onnxc_jblock(onnxc_jpeg *j, int c, long by, long bx) {
+  static const unsigned char zz[64] = {0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
+                                       12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28,
+                                       35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+                                       58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
+  long coef[64];
+  const unsigned short *q = j->q[j->tq[c]];
+  int k, s;
+  long v;
+  for (k = 0; k < 64; k++) coef[k] = 0;
+  s = onnxc_jdecode(j, &j->dc[j->td[c]]);
+  if (s < 0 || s > 11) return -1;
+  v = s ? onnxc_jbits(j, s) : 0;
+  if (v < 0) return -1;
+  if (s && v < (1L << (s - 1))) v -= (1L << s) - 1;
+  j->pred[c] += (int)v;
+  coef[0] = (long)j->pred[c] * q[0];
+  for (k = 1; k < 64;) {
+    const int rs = onnxc_jdecode(j, &j->ac[j->ta[c]]), r = rs >> 4;
+    if (rs < 0) return -1;
+    s = rs & 15;
+    if (!s) {
+      if (r != 15) break;
+      k += 16;
+      continue;
+    }
+    k += r;
+    if (k > 63) return -1;
+    v = onnxc_jbits(j, s);
+    if (v < 0) return -1;
+    if (v < (1L << (s - 1))) v -= (1L << s) - 1;
+    coef[zz[k]] = v * q[k];
+    k++;
+  }
+  onnxc_jidct(coef, j->plane[c] + by * 8 * j->stride[c] + bx * 8, j->stride[c]);
+  return 0;
+}
+
+/* Output row y of component c upsampled to full width into o (W samples): libjpeg's h2v1 /
+   h2v2 triangle filters, rows and columns past the component's edges replicated. */
+ONNXC_MAYBE_UNUSED static void onnxc_jupsample(const onnxc_jpeg *j, int c, long y, long W, unsigned char *o) {
+  const int fy = j->vmax / j->v[c], fx = j->hmax / j->h[c];
+  const long cw = j->cw[c], st = j->stride[c];
+  long cy = y / fy, x;
+  const unsigned char *near = j->plane[c] + (cy < j->ch[c] ? cy : j->ch[c] - 1) * st, *far = near;
+  if (fy == 2) {
+    long fr = (y & 1) ? cy + 1 : cy - 1;
+    if (fr < 0) fr = 0;
+    if (fr > j->ch[c] - 1) fr = j->ch[c] - 1;
+    far = j->plane[c] + fr * st;
+  }
+  if (fx == 1 && fy == 1) {
+    for (x = 0; x < W; x++) o[x] = near[x];
+  } else if (fy == 1) { /* h2v1 */
+    for (x = 0; x < W; x++) {
+      const long i = x >> 1;
+      const int v3 = near[i] * 3;
+      if (cw == 1) o[x] = near[0];
+      else if (!(x & 1)) o[x] = (unsigned char)(i == 0 ? near[0] : (v3 + near[i - 1] + 1) >> 2);
+      else o[x] = (unsigned char)(i == cw - 1 ? near[i] : (v3 + near[i + 1] + 2) >> 2);
+    }
+  } else if (fx == 2) { /* h2v2 */
+    for (x = 0; x < W; x++) {
+      const long i = x >> 1;
+      const int t = near[i] * 3 + far[i];
+      if (cw == 1) o[x] = (unsigned char)((t * 4 + ((x & 1) ? 7 : 8)) >> 4);
+      else if (!(x & 1)) o[x] = (unsigned char)(i == 0 ? (t * 4 + 8) >> 4 : (t * 3 + near[i - 1] * 3 + far[i - 1] + 8) >> 4);
+      else o[x] = (unsigned char)(i == cw - 1 ? (t * 4 + 7) >> 4 : (t * 3 + near[i + 1] * 3 + far[i + 1] + 7) >> 4);
+    }
+  } else { /* (h1v2: refused at the frame header) */
+    for (x = 0; x < W; x++) o[x] = near[x];
+  }
+}
+
+/* scratch: ONNXC_JPEG_SCRATCH(H, W) bytes */
+#define ONNXC_JPEG_SCRATCH(H, W) (3L * ((W) + 32) * ((H) + 32) + 2L * (W) + 64)
+
+ONNXC_MAYBE_UNUSED static int onnxc_img_jpeg(const unsigned char *s, long n, unsigned char *rgb, long H, long W,
+                                             unsigned char *scr) {
+  onnxc_jpeg j;
+  long pos = 2, mcux = 0, mcuy = 0, used = 0, y, x;
+  int have_frame = 0, adobe = -1, jfif = 0, c, k, done = 0;
+  unsigned char *row0, *row1;
+  for (k = 0; k < 4; k++) j.dc[k].ok = j.ac[k].ok = 0;
+  for (k = 0; k < 4 * 64; k++) j.q[k / 64][k % 64] = 0;
+  j.s = s, j.n = n, j.restart = 0, j.nc = 0;
+  while (!done) {
+    int m;
+    long len, d;
+    while (pos < n && s[pos] != 0xff) pos++; /* (libjpeg skips stray bytes too) */
+    while (pos < n && s[pos] == 0xff) pos++;
+    if (pos >= n) return ONNXC_IMG_BAD;
+    m = s[pos++];
+    if (m == 0xd9) break;                        /* EOI */
+    if (m == 0x01 || (m >= 0xd0 && m <= 0xd7)) continue;
+    if (pos > n - 2) return ONNXC_IMG_BAD;
+    len = (long)s[pos] << 8 | s[pos + 1];
+    if (len < 2 || len > n - pos) return ONNXC_IMG_BAD;
+    d = pos + 2;
+    if (m == 0xdb) { /* DQT */
+      while (d < pos + len) {
+        const int pq = s[d] >> 4, tq = s[d] & 15;
+        if (tq > 3 || pq > 1 || pos + len - d - 1 < 64L * (pq + 1)) return ONNXC_IMG_BAD;
+        for (k = 0; k < 64; k++) j.q[tq][k] = (unsigned short)(pq ? s[d + 1 + 2 * k] << 8 | s[d + 2 + 2 * k] : s[d + 1 + k]);
+        d += 1 + 64L * (pq + 1);
+      }
+    } else if (m == 0xc4) { /* DHT */
+      while (d < pos + len) {
+        const int tc = s[d] >> 4, th = s[d] & 15;
+        onnxc_jhuff *t;
+        int cnt = 0;
+        if (tc > 1 || th > 3 || pos + len - d < 17) return ONNXC_IMG_BAD;
+        t = tc ? &j.ac[th] : &j.dc[th];
+        for (k = 1; k <= 16; k++) cnt += t->bits[k] = s[d + k];
+        if (cnt > 256 || pos + len - d - 17 < cnt) return ONNXC_IMG_BAD;
+        for (k = 0; k < cnt; k++) t->val[k] = s[d + 17 + k];
+        t->nval = cnt;
+        onnxc_jhuff_build(t);
+        t->ok = 1;
+        d += 17 + cnt;
+      }
+    } else if (m == 0xc0 || m == 0xc1) { /* SOF0/1: baseline, extended Huffman */
+      long fh, fw;
+      if (have_frame || len < 8 || s[d] != 8) return ONNXC_IMG_BAD;
+      fh = (long)s[d + 1] << 8 | s[d + 2], fw = (long)s[d + 3] << 8 | s[d + 4], j.nc = s[d + 5];
+      if ((j.nc != 1 && j.nc != 3) || len != 8 + 3 * j.nc || fw <= 0 || fh <= 0) return ONNXC_IMG_BAD;
+      if (fw != W || fh != H) return ONNXC_IMG_SIZE;
+      j.hmax = j.vmax = 1;
+      for (c = 0; c < j.nc; c++) {
+        j.id[c] = s[d + 6 + 3 * c], j.h[c] = s[d + 7 + 3 * c] >> 4, j.v[c] = s[d + 7 + 3 * c] & 15, j.tq[c] = s[d + 8 + 3 * c];
+        if (j.h[c] < 1 || j.h[c] > 4 || j.v[c] < 1 || j.v[c] > 4 || j.tq[c] > 3) return ONNXC_IMG_BAD;
+        if (j.h[c] > j.hmax) j.hmax = j.h[c];
+        if (j.v[c] > j.vmax) j.vmax = j.v[c];
+      }
+      mcux = (W + 8 * j.hmax - 1) / (8 * j.hmax), mcuy = (H + 8 * j.vmax - 1) / (8 * j.vmax);
+      for (c = 0; c < j.nc; c++) {
+        if ((j.hmax / j.h[c] != 1 && j.hmax / j.h[c] != 2) || j.hmax % j.h[c] || (j.vmax / j.v[c] != 1 && j.vmax / j.v[c] != 2) ||
+            j.vmax % j.v[c] || (j.hmax / j.h[c] == 1 && j.vmax / j.v[c] == 2))
+          return ONNXC_IMG_BAD; /* sampling other than 1x1, 2x1, 2x2 */
+        j.cw[c] = (W * j.h[c] + j.hmax - 1) / j.hmax, j.ch[c] = (H * j.v[c] + j.vmax - 1) / j.vmax;
+        j.stride[c] = mcux * j.h[c] * 8;
+        if (j.stride[c] > W + 32 || mcuy * j.v[c] * 8 > H + 32) return ONNXC_IMG_BAD;
+        j.plane[c] = scr + used;
+        used += j.stride[c] * mcuy * j.v[c] * 8;
+        j.pred[c] = 0;
+      }
+      for (k = 0; k < used; k++) scr[k] = 0;
+      have_frame = 1;
+    } else if (m == 0xdd) { /* DRI */
+      if (len != 4) return ONNXC_IMG_BAD;
+      j.restart = s[d] << 8 | s[d + 1];
+    } else if (m == 0xe0 && len >= 7 && onnxc_img_tag(s + d, "JFIF")) {
+      jfif = 1;
+    } else if (m == 0xee && len >= 12 && onnxc_img_tag(s + d, "Adob")) {
+      adobe = s[d + 11];
+    } else if (m == 0xda) { /* SOS: one scan (a sequential image may have one per component) */
+      const int ns = s[d];
+      int sc[3];
+      long blocks, b;
+      if (!have_frame || ns < 1 || ns > j.nc || len != 6 + 2 * ns) return ONNXC_IMG_BAD;
+      for (k = 0; k < ns; k++) {
+        for (c = 0; c < j.nc && j.id[c] != s[d + 1 + 2 * k]; c++) {}
+        if (c == j.nc) return ONNXC_IMG_BAD;
+        sc[k] = c, j.td[c] = s[d + 2 + 2 * k] >> 4, j.ta[c] = s[d + 2 + 2 * k] & 15;
+        if (j.td[c] > 3 || j.ta[c] > 3) return ONNXC_IMG_BAD;
+      }
+      if (s[d + 1 + 2 * ns] != 0 || s[d + 2 + 2 * ns] != 63 || s[d + 3 + 2 * ns] != 0) return ONNXC_IMG_BAD;
+      j.pos = pos + len, j.bitcnt = 0, j.marker = 0;
+      for (c = 0; c < j.nc; c++) j.pred[c] = 0;
+      /* MCUs: interleaved, or single blocks of one component in raster order */
+      blocks = ns > 1 ? mcux * mcuy : ((j.cw[sc[0]] + 7) / 8) * ((j.ch[sc[0]] + 7) / 8);
+      for (b = 0; b < blocks; b++) {
+        if (j.restart && b && b % j.restart == 0) { /* RSTn: byte aligned, predictions reset */
+          j.bitcnt = 0;
+          if (j.marker || (j.pos < j.n - 1 && j.s[j.pos] == 0xff && j.s[j.pos + 1] >= 0xd0 && j.s[j.pos + 1] <= 0xd7)) {
+            if (!j.marker) j.pos += 2;
+            else if (j.pos < j.n - 1 && j.s[j.pos + 1] >= 0xd0 && j.s[j.pos + 1] <= 0xd7) j.pos += 2, j.marker = 0;
+          }
+          for (c = 0; c < j.nc; c++) j.pred[c] = 0;
+        }
+        if (ns > 1) {
+          const long my = b / mcux, mx = b % mcux;
+          for (k = 0; k < ns; k++) {
+            int u, w;
+            c = sc[k];
+            for (u = 0; u < j.v[c]; u++)
+              for (w = 0; w < j.h[c]; w++)
+                if (onnxc_jblock(&j, c, my * j.v[c] + u, mx * j.h[c] + w)) return ONNXC_IMG_BAD;
+          }
+        } else {
+          const long bw = (j.cw[sc[0]] + 7) / 8;
+          if (onnxc_jblock(&j, sc[0], b / bw, b % bw)) return ONNXC_IMG_BAD;
+        }
+      }
+      /* past the entropy data to the next marker */
+      pos = j.pos;
+    } else if (m == 0xc2 || m == 0xc3 || (m >= 0xc5 && m <= 0xcf && m != 0xc8 && m != 0xcc)) {
+      return ONNXC_IMG_BAD; /* progressive, lossless, hierarchical, arithmetic */
+    }
+    if (m != 0xda) pos += len;
+  }
+  if (!have_frame) return ONNXC_IMG_BAD;
+  /* upsample and convert, a row at a time */
+  row0 = scr + used, row1 = row0 + W;
+  for (y = 0; y < H; y++) {
+    unsigned char *o = rgb + y * W * 3;
+    const unsigned char *yr = j.plane[0] + y * j.stride[0];
+    if (j.nc == 1) {
+      for (x = 0; x < W; x++) o[3 * x] = o[3 * x + 1] = o[3 * x + 2] = yr[x];
+      continue;
+    }
+    onnxc_jupsample(&j, 1, y, W, row0);
+    onnxc_jupsample(&j, 2, y, W, row1);
+    if (j.hmax != j.h[0] || j.vmax != j.v[0]) return ONNXC_IMG_BAD; /* luma subsampled */
+    for (x = 0; x < W; x++) {
+      const long Y = yr[x], cb = (long)row0[x] - 128, cr = (long)row1[x] - 128;
+      long r, g, bb;
+      if (adobe == 0 && !jfif) { /* stored as RGB */
+        r = Y, g = row0[x], bb = row1[x];
+      } else {
+        r = Y + ((91881L * cr + 32768L) >> 16);
+        g = Y + ((-22554L * cb + 32768L - 46802L * cr) >> 16);
+        bb = Y + ((116130L * cb + 32768L) >> 16);
+      }
+      o[3 * x] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
+      o[3 * x + 1] = (unsigned char)(g < 0 ? 0 : g > 255 ? 255 : g);
+      o[3 * x + 2] = (unsigned char)(bb < 0 ? 0 : bb > 255 ? 255 : bb);
+    }
+  }
+  return 0;
+}
+
+/* Decodes s[0..n) into rgb (H x W x 3); the format by its first bytes (JPEG, PNG, BMP, PNM,
+   TIFF).  Scratch: the larger of the PNG and JPEG needs above. */
 ONNXC_MAYBE_UNUSED static int onnxc_img_decode(const unsigned char *s, long n, unsigned char *rgb, long H, long W,
                                                unsigned char *scr) {
   if (n >= 8 && s[0] == 137 && onnxc_img_tag(s + 1, "PNG\r") && s[5] == 10 && s[6] == 26 && s[7] == 10)
     return onnxc_img_png(s, n, rgb, H, W, scr);
   if (n >= 2 && s[0] == 'B' && s[1] == 'M') return onnxc_img_bmp(s, n, rgb, H, W);
+  if (n >= 4 && s[0] == 0xff && s[1] == 0xd8) return onnxc_img_jpeg(s, n, rgb, H, W, scr);
   if (n >= 3 && s[0] == 'P' && (s[1] == '2' || s[1] == '3' || s[1] == '5' || s[1] == '6')) return onnxc_img_pnm(s, n, rgb, H, W);
   if (n >= 8 && ((s[0] == 'I' && s[1] == 'I' && s[2] == 42 && s[3] == 0) || (s[0] == 'M' && s[1] == 'M' && s[2] == 0 && s[3] == 42)))
     return onnxc_img_tiff(s, n, rgb, H, W);

@@ -4,6 +4,8 @@ C is built with AddressSanitizer and UndefinedBehaviorSanitizer and run on the i
 on seeded mutations of it (bytes flipped or zeroed, runs cut out and the rest shifted, header
 fields set to extremes or moved by a little, the tail zeroed).  Every run must end with status 0, ONNXC_ERR_SHAPE (9)
 or ONNXC_ERR_IMAGE (11) -- no crash, no sanitizer report, no hang -- and the intact image with 0.
+The kinds it refuses (tests/images/unsupported: progressive JPEG, interlaced and 16-bit PNG, LZW
+TIFF) must end with ONNXC_ERR_IMAGE.
 
 usage: check_bad_images.py [--build BUILD] [--cc CC] [-n MUTATIONS]
 """
@@ -20,7 +22,8 @@ from onnx import numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CASES = ["png_rgb_level9_bgr", "png_palette", "png_gray_alpha", "png_rgb_stored", "png_tiny_fixed_codes", "bmp_odd_width",
-         "bmp_palette_bgr", "tiff_packbits", "tiff_raw_bgr", "pnm_p6_gray", "pnm_p3_text"]
+         "bmp_palette_bgr", "tiff_packbits", "tiff_raw_bgr", "pnm_p6_gray", "pnm_p3_text", "jpeg_420_odd", "jpeg_444",
+         "jpeg_422_odd_gray", "jpeg_restart_5_odd", "jpeg_scan_per_component_restart_3_odd"]
 
 DRIVER = r"""
 #include <stdio.h>
@@ -87,18 +90,15 @@ def main():
     san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g", "-O1"]
     rnd = random.Random(20261126)
     runs = bad = 0
-    for name in CASES:
-        src = os.path.join(HERE, "cases", name)
-        d = os.path.join(work, name)
+    def build(src, d):
         os.makedirs(d)
         t = onnx.TensorProto()
         with open(os.path.join(src, "test_data_set_0", "input_0.pb"), "rb") as f:
             t.ParseFromString(f.read())
         data = numpy_helper.to_array(t).tobytes()
-        o = onnx.TensorProto()
-        with open(os.path.join(src, "test_data_set_0", "output_0.pb"), "rb") as f:
-            o.ParseFromString(f.read())
-        nout = numpy_helper.to_array(o).size
+        nout = 1
+        for dim in onnx.load(os.path.join(src, "model.onnx")).graph.output[0].type.tensor_type.shape.dim:
+            nout *= dim.dim_value
         flags = []
         fl = os.path.join(src, "onnxc_flags.txt")
         if os.path.exists(fl):
@@ -109,22 +109,38 @@ def main():
         subprocess.run([args.cc] + san + ["-I", os.path.join(ROOT, "runtime_min"), "-I", d, os.path.join(d, "net.c"),
                         os.path.join(d, "driver.c"), os.path.join(ROOT, "runtime_min", "onnxc_rt.c"), "-o", os.path.join(d, "a.out"), "-lm"],
                        check=True)
+        return data, nout
+
+    def run(d, data, nout, inputs):
         files = []
-        for k in range(args.n + 1):
+        for k, b in enumerate(inputs):
             p = os.path.join(d, "in%d.bin" % k)
             with open(p, "wb") as f:
-                f.write(data if k == 0 else mutate(rnd, data))
+                f.write(b)
             files.append(p)
         r = subprocess.run([os.path.join(d, "a.out"), str(len(data)), str(nout)] + files, capture_output=True, text=True, timeout=600)
-        st = r.stdout.split()
-        if r.returncode != 0 or len(st) != len(files) or st[0] != "0" or any(s not in ("0", "9", "11") for s in st):
+        return r, r.stdout.split()
+
+    for name in CASES:
+        d = os.path.join(work, name)
+        data, nout = build(os.path.join(HERE, "cases", name), d)
+        r, st = run(d, data, nout, [data] + [mutate(rnd, data) for _ in range(args.n)])
+        if r.returncode != 0 or len(st) != args.n + 1 or st[0] != "0" or any(s not in ("0", "9", "11") for s in st):
             print("FAIL %s: rc %d, statuses %s\n%s" % (name, r.returncode, " ".join(sorted(set(st))), r.stderr[-3000:]))
             bad += 1
         else:
             counts = {s: st.count(s) for s in ("0", "9", "11")}
             print("PASS %s: %d runs, status 0/9/11: %d/%d/%d" % (name, len(st), counts["0"], counts["9"], counts["11"]))
         runs += len(st)
-    print("%d formats, %d runs, %d failed" % (len(CASES), runs, bad))
+    for name in sorted(os.listdir(os.path.join(HERE, "unsupported"))):
+        d = os.path.join(work, "unsupported_" + name)
+        data, nout = build(os.path.join(HERE, "unsupported", name), d)
+        r, st = run(d, data, nout, [data])
+        ok = r.returncode == 0 and st == ["11"]
+        print("%s unsupported %s: status %s" % ("PASS" if ok else "FAIL", name, " ".join(st) or r.stderr[-2000:]))
+        bad += not ok
+        runs += 1
+    print("%d images, %d runs, %d failed" % (len(CASES), runs, bad))
     return 1 if bad else 0
 
 

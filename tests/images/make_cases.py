@@ -7,11 +7,14 @@ are Pillow's decodes, converted as the ImageDecoder spec says: RGB/BGR as img.co
 Grayscale as img.convert("L").  Run once with Debian's python3 (python3-pil): /usr/bin/python3 tests/images/make_cases.py;
 the files are committed.
 
+The restart-marker and one-scan-per-component JPEGs come from libjpeg's encoder
+(jpeg_variants.c, compiled here against libjpeg-dev), decoded by Pillow like the rest.
 One case (declared_none) declares no output shape and is compiled with --image-size 24x40
 (onnxc_flags.txt)."""
 import io
 import os
 import shutil
+import subprocess
 
 import numpy as np
 import onnx
@@ -36,6 +39,20 @@ def encode(img, fmt, **kw):
     b = io.BytesIO()
     img.save(b, format=fmt, **kw)
     return np.frombuffer(b.getvalue(), np.uint8)
+
+
+def png_interlaced(a):
+    """an Adam7-interlaced PNG header over plain rows (refused before its data is read)"""
+    import struct
+    import zlib
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    h, w, _ = a.shape
+    raw = b"".join(b"\0" + a[y].tobytes() for y in range(h))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 1))
+    png += chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return np.frombuffer(png, np.uint8)
 
 
 def png_all_filters(a):
@@ -95,8 +112,23 @@ def case(name, data, img, pixel_format, declare=True, flags=None):
             f.write(flags + "\n")
 
 
+def unsupported(name, data, shape):
+    """tests/images/unsupported/NAME: an image of a kind ImageDecoder refuses (ONNXC_ERR_IMAGE)"""
+    d = os.path.join(HERE, "unsupported", name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    node = helper.make_node("ImageDecoder", ["data"], ["image"])
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("data", TensorProto.UINT8, [len(data)])],
+                          [helper.make_tensor_value_info("image", TensorProto.UINT8, list(shape))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    m.ir_version = 9
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(data, "data").SerializeToString())
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
+    shutil.rmtree(os.path.join(HERE, "unsupported"), ignore_errors=True)
     rgb = Image.fromarray(picture(23, 37, 1))
     big = Image.fromarray(picture(96, 130, 2))
     rgba = Image.fromarray(np.dstack([picture(20, 30, 3), picture(20, 30, 4)[:, :, 0]]), "RGBA")
@@ -132,6 +164,34 @@ def main():
     a = np.asarray(rgb)
     text = "P3\n# a comment\n%d %d\n255\n" % (a.shape[1], a.shape[0]) + "\n".join(" ".join(str(v) for v in row.reshape(-1)) for row in a) + "\n"
     case("pnm_p3_text", np.frombuffer(text.encode(), np.uint8), rgb, "BGR")
+    # JPEG (baseline): 4:2:0, 4:2:2, 4:4:4, odd sizes, gray, optimized Huffman tables, qualities
+    case("jpeg_420_odd", encode(rgb, "JPEG"), Image.open(io.BytesIO(encode(rgb, "JPEG").tobytes())), "RGB")
+    for name, img, kw, fmt in [("jpeg_420_big_bgr", big, {"quality": 90}, "BGR"),
+                               ("jpeg_422_odd_gray", rgb, {"subsampling": 1, "quality": 60}, "Grayscale"),
+                               ("jpeg_444", big, {"subsampling": 0, "quality": 95}, "RGB"),
+                               ("jpeg_420_optimized_q30", big, {"optimize": True, "quality": 30}, "RGB"),
+                               ("jpeg_gray_source", gray, {}, "RGB"),
+                               ("jpeg_rgba_source_gray", Image.fromarray(picture(37, 29, 8)), {"quality": 85}, "Grayscale")]:
+        data = encode(img, "JPEG", **kw)
+        case(name, data, Image.open(io.BytesIO(data.tobytes())), fmt)
+    # restart markers and per-component scans: libjpeg's encoder through jpeg_variants.c
+    exe = os.path.join(OUT, "..", "jpeg_variants")
+    subprocess.run(["cc", "-O2", os.path.join(HERE, "jpeg_variants.c"), "-o", exe, "-ljpeg"], check=True)
+    for name, img, restart, percomp, fmt in [("jpeg_restart_1", big, 1, 0, "RGB"), ("jpeg_restart_5_odd", rgb, 5, 0, "BGR"),
+                                             ("jpeg_scan_per_component", big, 0, 1, "RGB"),
+                                             ("jpeg_scan_per_component_restart_3_odd", rgb, 3, 1, "Grayscale")]:
+        a = np.asarray(img)
+        r = subprocess.run([exe, str(restart), str(percomp)], input=b"%d %d\n" % a.shape[:2] + a.tobytes(), capture_output=True, check=True)
+        data = np.frombuffer(r.stdout, np.uint8)
+        case(name, data, Image.open(io.BytesIO(r.stdout)), fmt)
+    os.remove(exe)
+    # kinds it refuses
+    unsupported("jpeg_progressive", encode(big, "JPEG", progressive=True), (96, 130, 3))
+    unsupported("png_interlaced", png_interlaced(np.asarray(rgb)), (23, 37, 3))
+    unsupported("png_16bit", encode(Image.fromarray((np.asarray(gray).astype(np.uint16) * 257), "I;16"), "PNG"), (23, 37, 3))
+    unsupported("tiff_lzw", encode(big, "TIFF", compression="tiff_lzw"), (96, 130, 3))
+    if "WEBP" in Image.SAVE:
+        unsupported("webp", encode(big, "WEBP"), (96, 130, 3))
     # output shape from the flag
     img = Image.fromarray(picture(24, 40, 5))
     case("declared_none", encode(img, "PNG"), img, "RGB", declare=False, flags="--image-size 24x40")
