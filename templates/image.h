@@ -560,61 +560,43 @@ ONNXC_MAYBE_UNUSED static int onnxc_jdecode(onnxc_jpeg *j, const onnxc_jhuff *t)
   return -1;
 }
 
-/* The islow IDCT of one dequantized block into 8 x 8 samples at out (row stride os). */
+/* One 8-point pass of the islow IDCT over x[0], x[st], .., x[7 st]: the 8 outputs before
+   descaling (the 13-bit constants are FIX(c) = round(c * 8192)). */
+ONNXC_MAYBE_UNUSED static void onnxc_jidct8(const long *x, int st, long *r) {
+  long t0, t1, t2, t3, t10, t11, t12, t13, z1, z2, z3, z4, z5;
+  z2 = x[2 * st], z3 = x[6 * st];
+  z1 = (z2 + z3) * 4433;
+  t2 = z1 + z3 * -15137;
+  t3 = z1 + z2 * 6270;
+  t0 = (x[0] + x[4 * st]) * 8192;
+  t1 = (x[0] - x[4 * st]) * 8192;
+  t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+  t0 = x[7 * st], t1 = x[5 * st], t2 = x[3 * st], t3 = x[st];
+  z1 = t0 + t3, z2 = t1 + t2, z3 = t0 + t2, z4 = t1 + t3;
+  z5 = (z3 + z4) * 9633;
+  t0 *= 2446, t1 *= 16819, t2 *= 25172, t3 *= 12299;
+  z1 *= -7373, z2 *= -20995, z3 *= -16069, z4 *= -3196;
+  z3 += z5, z4 += z5;
+  t0 += z1 + z3, t1 += z2 + z4, t2 += z2 + z3, t3 += z1 + z4;
+  r[0] = t10 + t3, r[7] = t10 - t3, r[1] = t11 + t2, r[6] = t11 - t2;
+  r[2] = t12 + t1, r[5] = t12 - t1, r[3] = t13 + t0, r[4] = t13 - t0;
+}
+
+/* The islow IDCT of one dequantized block into 8 x 8 samples at out (row stride os): columns
+   descaled by 11 bits (2 extra bits kept), rows by 18, then +128 and libjpeg's range limit
+   (a 10-bit wrap, clamped to 0..255). */
 ONNXC_MAYBE_UNUSED static void onnxc_jidct(const long *in, unsigned char *out, long os) {
-  long ws[64];
-  int i;
-  for (i = 0; i < 8; i++) { /* columns; output scaled up by 2 bits */
-    const long *c = in + i;
-    long t0, t1, t2, t3, t10, t11, t12, t13, z1, z2, z3, z4, z5;
-    z2 = c[16], z3 = c[48];
-    z1 = (z2 + z3) * 4433;
-    t2 = z1 + z3 * -15137;
-    t3 = z1 + z2 * 6270;
-    t0 = (c[0] + c[32]) * 8192;
-    t1 = (c[0] - c[32]) * 8192;
-    t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
-    t0 = c[56], t1 = c[40], t2 = c[24], t3 = c[8];
-    z1 = t0 + t3, z2 = t1 + t2, z3 = t0 + t2, z4 = t1 + t3;
-    z5 = (z3 + z4) * 9633;
-    t0 *= 2446, t1 *= 16819, t2 *= 25172, t3 *= 12299;
-    z1 *= -7373, z2 *= -20995, z3 *= -16069, z4 *= -3196;
-    z3 += z5, z4 += z5;
-    t0 += z1 + z3, t1 += z2 + z4, t2 += z2 + z3, t3 += z1 + z4;
-#define ONNXC_JD(x, n) (((x) + (1L << ((n) - 1))) >> (n))
-    ws[i] = ONNXC_JD(t10 + t3, 11), ws[56 + i] = ONNXC_JD(t10 - t3, 11);
-    ws[8 + i] = ONNXC_JD(t11 + t2, 11), ws[48 + i] = ONNXC_JD(t11 - t2, 11);
-    ws[16 + i] = ONNXC_JD(t12 + t1, 11), ws[40 + i] = ONNXC_JD(t12 - t1, 11);
-    ws[24 + i] = ONNXC_JD(t13 + t0, 11), ws[32 + i] = ONNXC_JD(t13 - t0, 11);
+  long ws[64], r[8];
+  int i, k;
+  for (i = 0; i < 8; i++) {
+    onnxc_jidct8(in + i, 8, r);
+    for (k = 0; k < 8; k++) ws[8 * k + i] = (r[k] + (1L << 10)) >> 11;
   }
-  for (i = 0; i < 8; i++) { /* rows; descaled by 13 + 2 + 3 bits, then +128 and libjpeg's
-                               range limit (10-bit wrap, clamp to 0..255) */
-    const long *r = ws + 8 * i;
-    unsigned char *o = out + i * os;
-    long t0, t1, t2, t3, t10, t11, t12, t13, z1, z2, z3, z4, z5, res[8];
-    int k;
-    z2 = r[2], z3 = r[6];
-    z1 = (z2 + z3) * 4433;
-    t2 = z1 + z3 * -15137;
-    t3 = z1 + z2 * 6270;
-    t0 = (r[0] + r[4]) * 8192;
-    t1 = (r[0] - r[4]) * 8192;
-    t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
-    t0 = r[7], t1 = r[5], t2 = r[3], t3 = r[1];
-    z1 = t0 + t3, z2 = t1 + t2, z3 = t0 + t2, z4 = t1 + t3;
-    z5 = (z3 + z4) * 9633;
-    t0 *= 2446, t1 *= 16819, t2 *= 25172, t3 *= 12299;
-    z1 *= -7373, z2 *= -20995, z3 *= -16069, z4 *= -3196;
-    z3 += z5, z4 += z5;
-    t0 += z1 + z3, t1 += z2 + z4, t2 += z2 + z3, t3 += z1 + z4;
-    res[0] = ONNXC_JD(t10 + t3, 18), res[7] = ONNXC_JD(t10 - t3, 18);
-    res[1] = ONNXC_JD(t11 + t2, 18), res[6] = ONNXC_JD(t11 - t2, 18);
-    res[2] = ONNXC_JD(t12 + t1, 18), res[5] = ONNXC_JD(t12 - t1, 18);
-    res[3] = ONNXC_JD(t13 + t0, 18), res[4] = ONNXC_JD(t13 - t0, 18);
-#undef ONNXC_JD
+  for (i = 0; i < 8; i++) {
+    onnxc_jidct8(ws + 8 * i, 1, r);
     for (k = 0; k < 8; k++) {
-      const long x = res[k] & 1023;
-      o[k] = (unsigned char)(x < 128 ? x + 128 : x < 512 ? 255 : x < 896 ? 0 : x - 896);
+      const long x = ((r[k] + (1L << 17)) >> 18) & 1023;
+      out[i * os + k] = (unsigned char)(x < 128 ? x + 128 : x < 512 ? 255 : x < 896 ? 0 : x - 896);
     }
   }
 }
