@@ -779,12 +779,13 @@ static void image_infer(Ctx *ctx, Node *n) {
 }
 
 /* PNG: the compressed data (<= the input) and the filtered rows (<= 4 bytes a pixel, 1 a row);
-   JPEG: the component planes (templates/image.h ONNXC_JPEG_SCRATCH); Grayscale: the RGB image
+   JPEG: up to 3 component planes of at most (W + 32) x (H + 32) (templates/image.h refuses larger
+   ones) and 2 chroma rows; Grayscale: the RGB image
    before the conversion */
 static int64_t image_decode_scratch(const Node *n) {
   const Value *y = n->outputs[0];
   int64_t H = y->dims[0], W = y->dims[1];
-  int64_t png = value_numel(n->inputs[0]) + H * (1 + 4 * W), jpeg = 3 * (W + 32) * (H + 32) + 2 * W + 64;
+  int64_t png = value_numel(n->inputs[0]) + H * (1 + 4 * W), jpeg = 3 * (W + 32) * (H + 32) + 2 * W;
   return png > jpeg ? png : jpeg;
 }
 

@@ -9,7 +9,9 @@
    The decoders trust nothing in the input: every read is checked against its length, and an
    image that is malformed, truncated or of a kind listed as unsupported gives ONNXC_ERR_IMAGE;
    one whose width and height differ from the compiled output's gives ONNXC_ERR_SHAPE.  Scratch:
-   PNG the input length plus H * (1 + 4 W) bytes, JPEG ONNXC_JPEG_SCRATCH(H, W). */
+   PNG the input length plus H * (1 + 4 W) bytes; JPEG 3 (W + 32) (H + 32) + 2 W bytes (at most
+   three component planes, each refused beyond (W + 32) x (H + 32), and two chroma rows).  onnxc
+   sizes the node's scratch by these (ops_extra.c image_decode_scratch). */
 
 #define ONNXC_IMG_BAD 11 /* ONNXC_ERR_IMAGE */
 #define ONNXC_IMG_SIZE 9 /* ONNXC_ERR_SHAPE */
@@ -677,8 +679,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jupsample(const onnxc_jpeg *j, int c, long 
   }
 }
 
-/* scratch: ONNXC_JPEG_SCRATCH(H, W) bytes */
-#define ONNXC_JPEG_SCRATCH(H, W) (3L * ((W) + 32) * ((H) + 32) + 2L * (W) + 64)
+/* scratch: see the top of this file */
 
 ONNXC_MAYBE_UNUSED static int onnxc_img_jpeg(const unsigned char *s, long n, unsigned char *rgb, long H, long W,
                                              unsigned char *scr) {
