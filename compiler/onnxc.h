@@ -814,6 +814,15 @@ const char *ew_expr(Emit *e, Node *n, const char *const *ops);
    the tree and has the root's shape).  Its inputs are the tree's outside inputs. */
 Node *ew_fuse_tree(Ctx *ctx, Graph *g, Node **chain, int n);
 
+/* ---- ops_random.c: the random-number generator of generated code -------------------------- */
+
+/* Scratch bytes of the generator state (an onnxc_rng of templates/random.h: numpy's legacy
+   RandomState MT19937).  emit_rng_init declares `onnxc_rng *rng` at the start of the node's
+   scratch W and seeds it; then onnxc_rng_double(rng) (53-bit uniform), onnxc_rng_gauss(rng),
+   onnxc_rng_bernoulli(rng, p) draw as numpy does. */
+int64_t rng_state_bytes(void);
+void emit_rng_init(Emit *e, uint32_t seed);
+
 /* ---- ops_nn.c: geometry for other backends ------------------------------------------------ */
 
 typedef struct ConvShape {

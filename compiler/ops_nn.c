@@ -39,7 +39,8 @@
  * the input or the left padding; averages count only real elements unless count_include_pad,
  * and then count taps inside the declared padding, never the extra ceil_mode area.
  * Training-mode Dropout reproduces numpy's RandomState(seed).uniform (MT19937, 53-bit doubles),
- * which is what the ONNX reference and its test data use.
+ * which is what the ONNX reference and its test data use: the generator of ops_random.c /
+ * templates/random.h, its state in the node's scratch.
  */
 #include <math.h>
 #include <string.h>
@@ -1972,6 +1973,21 @@ static void dropout_infer(Ctx *ctx, Node *n) {
     value_set_shape(n->outputs[1], n->opset >= 10 ? DT_BOOL : x->dtype, x->rank, x->dims);
 }
 
+/* Whether Dropout drops: 0 never, 1 always, 2 as training_mode says at run time. */
+static int dropout_training(const Node *n) {
+  if (n->opset < 12) return 0;
+  Value *t = node_in(n, 2), *r = node_in(n, 1);
+  int train = t ? (t->data ? const_get_i(t, 0) != 0 : 2) : 0;
+  if (r && r->data && const_get_f(r, 0) == 0) train = 0;
+  return train;
+}
+
+/* training mode: the generator state (ops_random.c) */
+static int64_t dropout_scratch(Ctx *ctx, Node *n) {
+  (void)ctx;
+  return dropout_training(n) && value_numel(n->inputs[0]) > 0 ? rng_state_bytes() : 0;
+}
+
 static void dropout_emit(Emit *e, Node *n) {
   set_it(n, 0);
   Value *x = n->inputs[0];
@@ -1980,14 +1996,10 @@ static void dropout_emit(Emit *e, Node *n) {
   bool has_mask = n->n_outputs > 1 && n->outputs[1];
   int mdt = has_mask ? n->outputs[1]->dtype : DT_BOOL;
   /* training flag and ratio: compile-time when known */
-  int train = 0; /* 0 no, 1 yes, 2 run time */
+  int train = dropout_training(n);
   const char *ratio = c_lit(e, DT_FLOAT, 0.5);
-  if (n->opset >= 12) {
-    Value *t = node_in(n, 2), *r = node_in(n, 1);
-    if (t) train = t->data ? (const_get_i(t, 0) != 0) : 2;
-    if (r) ratio = r->data ? c_lit(e, DT_FLOAT, const_get_f(r, 0)) : fmt(e, "(float)%s", c_load(e, r->dtype, "X1[0]"));
-    if (r && r->data && const_get_f(r, 0) == 0) train = 0;
-  }
+  Value *r = n->opset >= 12 ? node_in(n, 1) : NULL;
+  if (r) ratio = r->data ? c_lit(e, DT_FLOAT, const_get_f(r, 0)) : fmt(e, "(float)%s", c_load(e, r->dtype, "X1[0]"));
   ep(e, "if (Y0 != X0) memmove(Y0, X0, %lld);", LL(value_bytes(x)));
   if (has_mask) ep(e, "if (Y1) for (%s i = 0; i < %lld; i++) Y1[i] = %s;", IT, LL(cnt), c_store(e, mdt, "1"));
   if (!train || cnt == 0) return;
@@ -1995,35 +2007,10 @@ static void dropout_emit(Emit *e, Node *n) {
   ep(e, "{");
   ep(e, "const float ratio = %s;", ratio);
   ep(e, "if (%sratio != 0) {", train == 2 ? "X2[0] && " : "");
-  ep(e, "uint32_t mt[624];");
-  ep(e, "int mi;");
+  emit_rng_init(e, (uint32_t)attr_i(n, "seed", 0));
   ep(e, "const float scale = 1.0f / (1.0f - ratio);");
-  ep(e, "mt[0] = %lluU;", (unsigned long long)(uint32_t)attr_i(n, "seed", 0));
-  ep(e, "for (mi = 1; mi < 624; mi++) mt[mi] = 1812433253U * (mt[mi - 1] ^ (mt[mi - 1] >> 30)) + (uint32_t)mi;");
-  ep(e, "mi = 624;");
   loop(e, "i", cnt);
-  ep(e, "uint32_t w[2];");
-  ep(e, "double u;");
-  ep(e, "int h;");
-  ep(e, "for (h = 0; h < 2; h++) {");
-  ep(e, "uint32_t y;");
-  ep(e, "if (mi >= 624) {");
-  ep(e, "int kk;");
-  ep(e, "for (kk = 0; kk < 624; kk++) {");
-  ep(e, "y = (mt[kk] & 0x80000000U) | (mt[(kk + 1) %% 624] & 0x7fffffffU);");
-  ep(e, "mt[kk] = mt[(kk + 397) %% 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);");
-  ep(e, "}");
-  ep(e, "mi = 0;");
-  ep(e, "}");
-  ep(e, "y = mt[mi++];");
-  ep(e, "y ^= y >> 11;");
-  ep(e, "y ^= (y << 7) & 0x9d2c5680U;");
-  ep(e, "y ^= (y << 15) & 0xefc60000U;");
-  ep(e, "y ^= y >> 18;");
-  ep(e, "w[h] = y;");
-  ep(e, "}");
-  ep(e, "u = ((double)(w[0] >> 5) * 67108864.0 + (double)(w[1] >> 6)) / 9007199254740992.0;");
-  ep(e, "if (u >= (double)ratio) {");
+  ep(e, "if (onnxc_rng_double(rng) >= (double)ratio) {");
   ep(e, "Y0[i] = %s;", c_store(e, dt, fmt(e, "%s * scale", c_load(e, dt, "X0[i]"))));
   ep(e, "} else {");
   ep(e, "Y0[i] = %s;", c_store(e, dt, "0"));
@@ -2067,7 +2054,7 @@ static const OpDef nn_rows[] = {
     R("Gemm", 1, ONNXC_MAX_OPSET, gemm_infer, gemm_emit, NULL, FT ", int32, int64, uint32, uint64"),
     R("MatMul", 1, ONNXC_MAX_OPSET, matmul_infer, matmul_emit, NULL, FT ", int32, int64, uint32, uint64"),
     R("Dropout", 1, 11, dropout_infer, dropout_emit, NULL, FT " (inference)"),
-    R("Dropout", 12, ONNXC_MAX_OPSET, dropout_infer, dropout_emit, NULL, FT " (training_mode with seed)"),
+    R("Dropout", 12, ONNXC_MAX_OPSET, dropout_infer, dropout_emit, dropout_scratch, FT " (training_mode with seed)"),
 };
 OPS_FAMILY(nn);
 
