@@ -15,13 +15,13 @@
 
 extern const OpTable ops_elementwise, ops_tensor, ops_nn, ops_reduce, ops_misc, ops_quant, ops_seq,
     ops_image, ops_attention, ops_control,
-    ops_grad, ops_extra, ops_string;
+    ops_grad, ops_extra, ops_string, ops_random;
 
 extern const OpTable ops_sequence;
 static const OpTable *const families[] = {&ops_sequence, &ops_elementwise, &ops_tensor, &ops_nn, &ops_reduce,
                                           &ops_misc, &ops_quant, &ops_seq, &ops_image,
                                           &ops_attention, &ops_control,
-                                          &ops_grad, &ops_extra, &ops_string};
+                                          &ops_grad, &ops_extra, &ops_string, &ops_random};
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
 const OpDef *op_lookup(const char *domain, const char *op_type, int opset) {
