@@ -138,6 +138,7 @@ def main():
     sequence_cases(exp)
     flex_cases(exp)
     gradient_cases(exp)
+    random_cases(exp)
 
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
         f.write("# bad model (relative to corpus/)\tsubstring of the expected one-line error[\tonnxc flags]\n")
@@ -382,6 +383,27 @@ def gradient_cases(exp):
     exp.append(("gradient_input.onnx", "node 'grad1' (Gradient): input 0 must be the value 'a' (xs[0])"))
     save("gradient_no_rule.onnx", grad("grad2", [], ["a"], ["a"], [helper.make_node("Cos", ["a"], ["p"], name="cos0"), red]))
     exp.append(("gradient_no_rule.onnx", "node 'cos0' (Cos): no gradient rule for op Cos (it lies between a value of xs and y of a Gradient node)"))
+
+
+def random_cases(exp):
+    """The random-number ops (ops_random.c): a static shape, a float output type, a 2-D
+    Multinomial input, a seed numpy accepts."""
+    save("random_no_shape.onnx", model([helper.make_node("RandomNormal", [], ["y"], name="rn0", seed=1.0)], [],
+                                       [vi("y", [2, 3])]))
+    exp.append(("random_no_shape.onnx", "node 'rn0' (RandomNormal): attribute 'shape' is required"))
+    save("random_int_dtype.onnx", model([helper.make_node("RandomUniform", [], ["y"], name="ru0", shape=[4],
+                                                          dtype=TensorProto.INT32)], [], [vi("y", [4], TensorProto.INT32)]))
+    exp.append(("random_int_dtype.onnx", "node 'ru0' (RandomUniform): dtype 6 (int32) is not one of float, double, float16, bfloat16"))
+    save("random_like_int.onnx", model([helper.make_node("RandomNormalLike", ["x"], ["y"], name="rnl0")],
+                                       [vi("x", [2, 2], TensorProto.INT64)], [vi("y", [2, 2])]))
+    exp.append(("random_like_int.onnx", "node 'rnl0' (RandomNormalLike): the input's element type int64 is not a valid output "
+                                        "type (float, double, float16, bfloat16): give the dtype attribute"))
+    save("multinomial_3d.onnx", model([helper.make_node("Multinomial", ["x"], ["y"], name="mn0", sample_size=2)],
+                                      [vi("x", [2, 3, 4])], [vi("y", [2, 2], TensorProto.INT32)]))
+    exp.append(("multinomial_3d.onnx", "node 'mn0' (Multinomial): input must be 2-D [batch_size, class_size], not [2,3,4]"))
+    save("random_seed_negative.onnx", model([helper.make_node("Bernoulli", ["x"], ["y"], name="bern0", seed=-3.0)],
+                                            [vi("x", [5])], [vi("y", [5])]))
+    exp.append(("random_seed_negative.onnx", "node 'bern0' (Bernoulli): seed -3 is outside [0, 2^32)"))
 
 
 if __name__ == "__main__":
