@@ -181,7 +181,7 @@ struct Node {
      panels of 8 filters; Gemm/MatMul: B as [K][N] with alpha folded in); orig_w is the ONNX
      weight, for its shape */
   Value *orig_w;
-  int w_layout;           /* with orig_w: W_PANELS, W_WINO23 or W_GEMV */
+  int w_layout;           /* with orig_w: W_PANELS, W_WINO23/43, W_GEMV, W_TPANELS */
 };
 
 /* A Conv with one input channel per group (depthwise, or a one-channel input such as a
@@ -193,7 +193,7 @@ static inline bool conv_one_channel_direct(int64_t Cg, int64_t Mg, int rank, int
 }
 
 /* Layouts of re-laid-out Conv weights (optimize.c; ops_nn.c and templates/ read them). */
-enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3, W_TPANELS = 4 };
+enum { W_ONNX = 0, W_PANELS = 1, W_WINO23 = 2, W_GEMV = 3, W_TPANELS = 4, W_WINO43 = 5 };
 
 /* Activations fused into a kernel's epilogue (the numbers of templates/gemm.h ONNXC_ACT_*). */
 enum { FUSE_NONE = 0, FUSE_RELU = 1, FUSE_CLIP = 2, FUSE_LEAKY = 3, FUSE_SIGMOID = 4, FUSE_HARDSIGMOID = 5,

@@ -241,6 +241,8 @@ typedef struct ConvInfo {
   /* fast: float32 with the weight packed by optimize.c (panels of 8 filters, Mp rows per
      group): GEMM forms of templates/gemm.h; im2col in blocks of KB rows x TR output rows */
   bool fast, same, dw, wino;
+  int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
+  int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
   int64_t Mp, KB, TB; /* TB: tiles per Winograd block (whole tile rows) */
   /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
   int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
@@ -275,6 +277,13 @@ static void conv_common(Ctx *ctx, const Node *n, ConvInfo *ci, Value **px, Value
   ci->Cg = ci->C / ci->G;
 }
 
+/* Scratch of onnxc_wino23 (A = 4) / onnxc_wino43 (A = 6) for blocks of TB tiles: A*A transformed
+   C x TB input and M x TB output matrices, ONNXC_WINO_LD apart (templates/conv.h) */
+static int64_t wino_ld(int64_t n) { return n % 512 == 0 ? n + 16 : n; }
+static int64_t wino_scratch(int64_t A, int64_t TB, int64_t C, int64_t M) {
+  return A * A * (wino_ld(C * TB) + wino_ld(M * TB)) * 4;
+}
+
 static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   Value *x, *w;
   Geo *g = &ci->g;
@@ -298,14 +307,23 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   ci->wide = ci->direct && r <= 2;
   ci->fast = x->dtype == DT_FLOAT && n->orig_w;
   ci->same = ci->dw = ci->wino = false;
-  if (ci->fast && n->w_layout == W_WINO23) {
+  if (ci->fast && (n->w_layout == W_WINO23 || n->w_layout == W_WINO43)) {
     /* blocks of whole tile rows, about 1 MiB of transformed tiles; under a scratch cap
-       fewer rows; none fit: direct loops (onnxc_wino23_direct) */
-    int64_t TX = (g->in[1] + 1) / 2, TY = (g->in[0] + 1) / 2, per_row = 16 * TX * (ci->Cg + ci->Mg) * 4;
-    int64_t rows = (1048576 + per_row - 1) / per_row, cap = n->scratch_cap;
+       fewer rows; none fit: direct loops (onnxc_wino_direct) */
+    int64_t A = n->w_layout == W_WINO43 ? 6 : 4, TS = A - 2, MB = ci->Mg;
+    int64_t TX = (g->in[1] + TS - 1) / TS, TY = (g->in[0] + TS - 1) / TS;
+    int64_t rows = (1048576 + A * A * TX * (ci->Cg + ci->Mg) * 4 - 1) / (A * A * TX * (ci->Cg + ci->Mg) * 4);
+    int64_t cap = n->scratch_cap;
     if (rows > TY) rows = TY;
-    if (cap >= 0 && rows * per_row > cap) rows = cap / per_row;
+    while (rows > 0 && cap >= 0 && wino_scratch(A, rows * TX, ci->Cg, MB) > cap) rows--;
+    /* F(4x4,3x3): not even one tile row fits: fewer output channels at a time */
+    while (A == 6 && rows == 0 && MB > 8) {
+      MB = (MB / 2 + 7) / 8 * 8;
+      if (cap < 0 || wino_scratch(A, TX, ci->Cg, MB) <= cap) rows = 1;
+    }
     if (rows > 0) rows = (TY + (TY + rows - 1) / rows - 1) / ((TY + rows - 1) / rows); /* equal blocks */
+    ci->MB = MB;
+    ci->wa = (int)A;
     ci->wino = true;
     ci->TB = rows * TX;
     ci->Mp = (ci->Mg + 7) / 8 * 8;
@@ -401,7 +419,7 @@ static int64_t conv_scratch(Ctx *ctx, Node *n) {
   conv_info(ctx, n, &ci);
   if (!is_native(n->inputs[0]->dtype) || ci.pointwise) return 0;
   if (ci.dw || ci.same) return 0;
-  if (ci.wino) return 16 * ci.TB * (ci.Cg + ci.Mg) * 4;
+  if (ci.wino) return wino_scratch(ci.wa, ci.TB, ci.Cg, ci.MB);
   if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
   if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
   if (ci.direct) return 0;
@@ -594,7 +612,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   loop(e, "nb", ci->N);
   loop(e, "gi", ci->G);
   ep(e, "const float *xg = X0 + (nb * %lld + gi * %lld) * %lld;", LL(ci->C), LL(ci->Cg), LL(ci->IHW));
-  ep(e, "const float *wg = X1 + gi * %lld;", LL(ci->Mp * (ci->wino ? 16 * ci->Cg : K)));
+  ep(e, "const float *wg = X1 + gi * %lld;", LL(ci->Mp * (ci->wino ? ci->wa * ci->wa * ci->Cg : K)));
   ep(e, "float *yg = Y0 + (nb * %lld + gi * %lld) * %lld;", LL(ci->M), LL(ci->Mg), LL(ci->OHW));
   const char *res = n->fuse_add ? fmt(e, "X%d + (nb * %lld + gi * %lld) * %lld", n->fuse_add, LL(ci->M), LL(ci->Mg), LL(ci->OHW)) : NULL;
   const char *bias = node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci->Mg)) : NULL;
@@ -611,11 +629,11 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, acc ? NULL : res, ci->OHW));
     if (ci->TB > 0)
-      ep(e, "onnxc_wino23(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %d);", LL(ci->Mg), LL(ci->Cg),
-         LL(g->in[0]), LL(g->in[1]), LL(ci->TB), acc);
+      ep(e, "onnxc_wino%s(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld%s, %d);", ci->wa == 6 ? "43" : "23",
+         LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), ci->wa == 6 ? fmt(e, ", %lld", LL(ci->MB)) : "", acc);
     else
-      ep(e, "onnxc_wino23_direct(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, %d);", LL(ci->Mg), LL(ci->Cg), LL(g->in[0]),
-         LL(g->in[1]), acc);
+      ep(e, "onnxc_wino_direct(%lld, %lld, %lld, %lld, xg, wg, %d, yg, &ep, %d);", LL(ci->Mg), LL(ci->Cg), LL(g->in[0]),
+         LL(g->in[1]), ci->wa, acc);
   } else if (ci->same) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));

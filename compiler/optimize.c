@@ -22,8 +22,10 @@
  *   - 1x1 Conv (one group) of a small plane (<= 64 pixels) whose channel count fills vectors
  *     better than its pixel count: W^T in panels of 48 channels over all k (W_TPANELS, for
  *     onnxc_sgemm_t, which keeps channels in the vector lanes);
- *   - Conv 3x3, stride 1, padding 1, >= 16 channels in and out per group: Winograd F(2x2,3x3)
- *     filters U = G g G^T, 16 matrices of Mg x Cg per group in the same packed layout;
+ *   - Conv 3x3, stride 1, padding 1, >= 16 channels in and out per group: Winograd filters
+ *     U = G g G^T in the same packed layout, F(4x4,3x3) (36 matrices of Mg x Cg per group,
+ *     W_WINO43) on planes of >= 16 4x4 tiles where it needs at most 3/4 of F(2x2,3x3)'s
+ *     products and its transform scratch fits the headroom, else F(2x2,3x3) (16, W_WINO23);
  *   - Gemm/MatMul with a constant 2-D B: B as [K][N] row-major (transB undone), Gemm's alpha
  *     multiplied in;
  *   - one-row products (Gemm/MatMul whose A has one row, 1x1 Conv of 1x1 planes, group 1):
@@ -332,8 +334,25 @@ static int64_t pack_at(int64_t m, int64_t k, int64_t M, int64_t K) {
   return b * PACK_KC * Mp + (m / 8) * 8 * kc + (k % PACK_KC) * 8 + m % 8;
 }
 
+/* An estimate of the arena's tensor peak, before planning: the most bytes one node reads and
+   writes (its non-constant inputs and its outputs are live together) */
+static int64_t live_floor(const Graph *g) {
+  int64_t best = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    const Node *n = g->nodes.v[i];
+    int64_t b = 0;
+    if (n->dead) continue;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] && !n->inputs[k]->data) b += value_bytes(n->inputs[k]);
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k]) b += value_bytes(n->outputs[k]);
+    if (b > best) best = b;
+  }
+  return best;
+}
+
 /* 3x3, stride 1, dilation 1, padding 1 on every side, >= 16 channels in and out: Winograd
-   F(2x2,3x3) (at 16 channels it beats the implicit GEMM too: ResNet-8 16 x 32 x 32 48 -> 33 us) */
+   F(2x2,3x3) or F(4x4,3x3) (at 16 channels it beats the implicit GEMM too: ResNet-8 16 x 32 x 32 48 -> 33 us) */
 static bool wino_ok(const Node *p, const Value *x, const Value *w, int64_t Cg, int64_t Mg) {
   if (x->rank != 4 || w->dims[2] != 3 || w->dims[3] != 3 || Cg < 16 || Mg < 16 || x->dims[2] < 2 || x->dims[3] < 2 ||
       x->dims[2] * x->dims[3] < WINO_MIN_PIXELS)
@@ -366,26 +385,41 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
   const float *s = w->data;
   int64_t Mp = (Mg + 7) / 8 * 8;
   if (wino_ok(p, x, w, Cg, Mg)) {
-    /* U = G g G^T per filter and channel, U[g][xi] packed as an Mg x Cg matrix */
-    static const double Gm[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-    int64_t total = G * 16 * Mp * Cg;
+    /* U = G g G^T per filter and channel, U[g][xi] packed as an Mg x Cg matrix: F(4x4,3x3)
+       (36 products per 4x4 tile) where it needs at most 3/4 of F(2x2,3x3)'s products and
+       still gives the GEMMs 16 tiles; else F(2x2,3x3) (16 per 2x2 tile) */
+    static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    static const double G4[6][3] = {{0.25, 0, 0},
+                                    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                    {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                    {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                    {0, 0, 1}};
+    int64_t H = x->dims[2], W = x->dims[3], t2 = ((H + 1) / 2) * ((W + 1) / 2), t4 = ((H + 3) / 4) * ((W + 3) / 4);
+    int64_t tx = (W + 3) / 4, tb = tx * ((16 + tx - 1) / tx), mb = Mg < 64 ? Mg : 64;
+    int A = 4 * 36 * t4 <= 3 * 16 * t2 && t4 >= 16 ? 6 : 4;
+    /* its transforms need room: blocks of >= 16 tiles for >= 64 filters (fewer is slower than
+       F(2x2,3x3)) within the scratch headroom over a lower bound of the tensors' peak */
+    if (A == 6 && 36 * tb * (Cg + mb) * 4 > live_floor(g) / 100 * ctx->scratch_headroom) A = 4;
+    const double(*Gm)[3] = A == 6 ? G4 : G2;
+    int64_t total = G * A * A * Mp * Cg;
     Value *pw = new_const(ctx, g, "winograd_w", 1, &total);
     float *d = pw->data;
     for (int64_t gi = 0; gi < G; gi++)
       for (int64_t m = 0; m < Mg; m++)
         for (int64_t c = 0; c < Cg; c++) {
           const float *gg = s + ((gi * Mg + m) * Cg + c) * 9;
-          double t[4][3];
-          for (int i = 0; i < 4; i++)
+          double t[6][3];
+          for (int i = 0; i < A; i++)
             for (int j = 0; j < 3; j++) t[i][j] = Gm[i][0] * gg[j] + Gm[i][1] * gg[3 + j] + Gm[i][2] * gg[6 + j];
-          for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 4; j++) {
+          for (int i = 0; i < A; i++)
+            for (int j = 0; j < A; j++) {
               double u = t[i][0] * Gm[j][0] + t[i][1] * Gm[j][1] + t[i][2] * Gm[j][2];
-              d[(gi * 16 + i * 4 + j) * Mp * Cg + pack_at(m, c, Mg, Cg)] = (float)u;
+              d[(gi * A * A + i * A + j) * Mp * Cg + pack_at(m, c, Mg, Cg)] = (float)u;
             }
         }
     p->orig_w = w;
-    p->w_layout = W_WINO23;
+    p->w_layout = A == 6 ? W_WINO43 : W_WINO23;
     p->inputs[1] = pw;
     /* its output may go over a fused residual: the kernel adds what it finds there, so
        the step holds one tensor less (room for the transform scratch) */

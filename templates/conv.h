@@ -15,7 +15,8 @@
    hardware prefetchers of the test machine do not follow these many-stream NCHW patterns.
    AArch64 NEON: 3x3 with stride 1 or 2 across (rows of 4-column vectors, stride 2 by vld2q;
    scalar columns at the edges); other shapes take the portable loops.
-   onnxc_wino23: Winograd F(2x2,3x3) for 3x3 stride-1 pad-1 convolutions (see below).
+   onnxc_wino23 / onnxc_wino43: Winograd F(2x2,3x3) / F(4x4,3x3) for 3x3 stride-1 pad-1
+   convolutions (see below); onnxc_wino_direct: the same without transform scratch.
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
 #define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par */
@@ -830,12 +831,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, in
    2.25x fewer multiplies than direct convolution.  acc != 0: y holds an addend on entry (a
    residual the output was planned over), added before the epilogue.
      B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]   A^T = [1 1 1 0; 0 1 -1 -1] */
+#define ONNXC_WINO_LD(n) ((n) % 512 == 0 ? (n) + 16 : (n))
 #define ONNXC_WBT(d0, d1, d2, d3, t0, t1, t2, t3) t0 = (d0) - (d2); t1 = (d1) + (d2); t2 = (d2) - (d1); t3 = (d1) - (d3);
 
 ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const float *x, const float *U, float *y,
                                             const onnxc_epi *e, float *scratch, int TB, int acc) {
   const int TX = (W + 1) / 2, TY = (H + 1) / 2, T = TX * TY, Mp = (M + 7) / 8 * 8;
-  float *V = scratch, *O = scratch + 16L * C * TB;
+  /* V[xi] and O[xi] one cache line more than their size apart where that is a multiple of
+     2 KiB (they would crowd two L1 sets); ONNXC_WINO_LD */
+  const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)M * TB);
+  float *V = scratch, *O = scratch + 16 * vs;
   int t0, xi;
   for (t0 = 0; t0 < T; t0 += TB) {
     const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
@@ -886,8 +891,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
             t[3][j] = _mm512_sub_ps(d[1][j], d[3][j]);
           }
           for (r = 0; r < 4; r++) {
-            float *vp = V + ((long)(4 * r) * C + c) * TB + ti;
-            const long xs = (long)C * TB; /* next xi */
+            float *vp = V + (4 * r) * vs + (long)c * TB + ti;
+            const long xs = vs; /* next xi */
             _mm512_mask_storeu_ps(vp, km, _mm512_sub_ps(t[r][0], t[r][2]));
             _mm512_mask_storeu_ps(vp + xs, km, _mm512_add_ps(t[r][1], t[r][2]));
             _mm512_mask_storeu_ps(vp + 2 * xs, km, _mm512_sub_ps(t[r][2], t[r][1]));
@@ -907,10 +912,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
             for (r = 0; r < 4; r++) {
               float v0, v1, v2, v3;
               ONNXC_WBT(t[r][0], t[r][1], t[r][2], t[r][3], v0, v1, v2, v3)
-              V[((long)(4 * r + 0) * C + c) * TB + ti + q] = v0;
-              V[((long)(4 * r + 1) * C + c) * TB + ti + q] = v1;
-              V[((long)(4 * r + 2) * C + c) * TB + ti + q] = v2;
-              V[((long)(4 * r + 3) * C + c) * TB + ti + q] = v3;
+              V[(4 * r + 0) * vs + (long)c * TB + ti + q] = v0;
+              V[(4 * r + 1) * vs + (long)c * TB + ti + q] = v1;
+              V[(4 * r + 2) * vs + (long)c * TB + ti + q] = v2;
+              V[(4 * r + 3) * vs + (long)c * TB + ti + q] = v3;
             }
           }
 #endif
@@ -918,7 +923,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
       }
     }
     for (xi = 0; xi < 16; xi++)
-      onnxc_sgemm(M, tb, C, U + (long)xi * Mp * C, 8, V + (long)xi * C * TB, TB, O + (long)xi * M * TB, TB,
+      onnxc_sgemm(M, tb, C, U + (long)xi * Mp * C, 8, V + xi * vs, TB, O + xi * os, TB,
                   (const onnxc_epi *)0);
     /* output transform and epilogue */
     for (m = 0; m < M; m++) {
@@ -928,7 +933,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
         for (tx0 = 0; tx0 < TX; tx0 += 16) {
           const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
           const float *op = O + (long)m * TB + ti;
-          const long xs = (long)M * TB;
+          const long xs = os;
 #if defined(ONNXC_AVX512)
           const __mmask16 km = ONNXC_MASK16(nt);
           const __m512i lo_i = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
@@ -988,29 +993,268 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
   }
 }
 
-/* Without scratch for the transforms: direct 3x3 convolution, each filter recovered from U
-   (U = G g G^T, G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1]: g's outer rows and columns are U's, the
-   middle ones 2 u1 - u0 - u3). */
-/* g[3][3] of filter m, channel c from the Winograd weights */
-ONNXC_MAYBE_UNUSED static void onnxc_wino23_g(const float *U, int M, int C, int m, int c, float g[3][3]) {
-  const int Mp = (M + 7) / 8 * 8, b = c / ONNXC_KC * ONNXC_KC, bl = C - b < ONNXC_KC ? C - b : ONNXC_KC;
-  float u[4][4], h[4][3];
-  int i;
-  for (i = 0; i < 16; i++) u[i / 4][i % 4] = U[(long)i * Mp * C + (long)b * Mp + (long)(m / 8) * 8 * bl + (c - b) * 8 + m % 8];
-  for (i = 0; i < 4; i++) {
-    h[i][0] = u[i][0];
-    h[i][2] = u[i][3];
-    h[i][1] = 2.0f * u[i][1] - u[i][0] - u[i][3];
+/* ---- Winograd F(4x4, 3x3) ---------------------------------------------------------------------
+   As onnxc_wino23 with 4x4 output tiles of 6x6 input patches (interpolation points 0, +-1, +-2
+   and infinity): U = G g G^T is 36 values per filter and channel (U[xi], xi = 0..35, each an
+   M x C matrix packed like onnxc_pack_a), V = B^T d B, Y = A^T [U (.) V] A: 36 GEMMs per block
+   of tiles, 4x fewer multiplies than direct convolution (F(2x2) 2.25x).  The compiler takes it
+   for planes with enough tiles to fill the GEMMs' 16-column vectors.
+     B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1]
+     A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
+   AVX-512: the six input rows of a tile row are loaded 80 columns at a time (16 tiles), the
+   column transform B^T runs on whole rows, then stride-4 lane gathers (two-source permutes and
+   a blend) give per patch column a vector over the 16 tiles for the row transform; the output
+   transform interleaves its four column vectors back into 64 consecutive outputs. */
+#define ONNXC_WBT6(OP_ADD, OP_SUB, OP_FMA, OP_FNMA, C4, C5, d0, d1, d2, d3, d4, d5, t0, t1, t2, t3, t4, t5) \
+  {                                                                                                           \
+    const ONNXC_WT a_ = OP_FNMA(C4, d2, d4), b_ = OP_FNMA(C4, d1, d3), c_ = OP_SUB(d4, d2);                   \
+    const ONNXC_WT e_ = OP_ADD(OP_SUB(d3, d1), OP_SUB(d3, d1));                                               \
+    t0 = OP_FMA(C4, d0, OP_FNMA(C5, d2, d4));                                                                 \
+    t1 = OP_ADD(a_, b_);                                                                                      \
+    t2 = OP_SUB(a_, b_);                                                                                      \
+    t3 = OP_ADD(c_, e_);                                                                                      \
+    t4 = OP_SUB(c_, e_);                                                                                      \
+    t5 = OP_FMA(C4, d1, OP_FNMA(C5, d3, d5));                                                                 \
   }
-  for (i = 0; i < 3; i++) {
-    g[0][i] = h[0][i];
-    g[2][i] = h[3][i];
-    g[1][i] = 2.0f * h[1][i] - h[0][i] - h[3][i];
+#define ONNXC_WAT6(OP_ADD, OP_SUB, OP_FMA, C2, C4, C8, m0, m1, m2, m3, m4, m5, o0, o1, o2, o3) \
+  {                                                                                        \
+    const ONNXC_WT p_ = OP_ADD(m1, m2), q_ = OP_SUB(m1, m2), r_ = OP_ADD(m3, m4);           \
+    const ONNXC_WT s_ = OP_SUB(m3, m4);                                                    \
+    o0 = OP_ADD(OP_ADD(m0, p_), r_);                                                       \
+    o1 = OP_FMA(C2, s_, q_);                                                               \
+    o2 = OP_FMA(C4, r_, p_);                                                               \
+    o3 = OP_ADD(OP_FMA(C8, s_, q_), m5);                                                   \
+  }
+#define ONNXC_SADD(a, b) ((a) + (b))
+#define ONNXC_SSUB(a, b) ((a) - (b))
+#define ONNXC_SFMA(c, a, b) ((c) * (a) + (b))
+#define ONNXC_SFNMA(c, a, b) ((b) - (c) * (a))
+
+/* lanes [lo - 16 v, hi - 16 v) of vector v of a row span */
+#define ONNXC_SPANMASK(lo, hi, v) \
+  ((hi) - 16 * (v) <= 0 || (lo) - 16 * (v) >= 16 ? (__mmask16)0 : (__mmask16)(ONNXC_MASK16((hi) - 16 * (v)) & ~ONNXC_MASK16((lo) - 16 * (v))))
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino43(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                            const onnxc_epi *e, float *scratch, int TB, int MB, int acc) {
+  const int TX = (W + 3) / 4, TY = (H + 3) / 4, T = TX * TY, Mp = (M + 7) / 8 * 8;
+  /* V[xi] and O[xi] one cache line more than their size apart where that is a multiple of
+     2 KiB (they would crowd two L1 sets); ONNXC_WINO_LD */
+  const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)MB * TB);
+  float *V = scratch, *O = scratch + 36 * vs;
+  int t0, xi;
+  for (t0 = 0; t0 < T; t0 += TB) {
+    const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
+    int c, m, m0, ty;
+    /* input transform */
+    for (c = 0; c < C; c++) {
+      const float *xc = x + (long)c * H * W;
+      for (ty = ty0; ty < ty1; ty++) {
+        int tx0;
+        for (tx0 = 0; tx0 < TX; tx0 += 16) {
+          const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+#if defined(ONNXC_AVX512)
+#define ONNXC_WT __m512
+          const __m512i ix[4] = {
+              _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28),
+              _mm512_setr_epi32(1, 5, 9, 13, 17, 21, 25, 29, 1, 5, 9, 13, 17, 21, 25, 29),
+              _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 2, 6, 10, 14, 18, 22, 26, 30),
+              _mm512_setr_epi32(3, 7, 11, 15, 19, 23, 27, 31, 3, 7, 11, 15, 19, 23, 27, 31)};
+          const __m512 c4 = _mm512_set1_ps(4.0f), c5 = _mm512_set1_ps(5.0f);
+          const __mmask16 km = ONNXC_MASK16(nt);
+          const int c0 = 4 * tx0 - 1, lo = -c0 > 0 ? -c0 : 0, hi = W - c0 < 80 ? W - c0 : 80; /* valid columns */
+          __m512 rw[6][5], tr[6][5];
+          int r, v, j;
+          for (r = 0; r < 6; r++) {
+            const int ih = 4 * ty + r - 1;
+            if (ih < 0 || ih >= H) {
+              for (v = 0; v < 5; v++) rw[r][v] = _mm512_setzero_ps();
+            } else {
+              const float *row = xc + (long)ih * W + c0;
+              for (v = 0; v < 5; v++) rw[r][v] = _mm512_maskz_loadu_ps(ONNXC_SPANMASK(lo, hi, v), row + 16 * v);
+            }
+          }
+          for (v = 0; v < 5; v++)
+            ONNXC_WBT6(_mm512_add_ps, _mm512_sub_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps, c4, c5, rw[0][v], rw[1][v],
+                       rw[2][v], rw[3][v], rw[4][v], rw[5][v], tr[0][v], tr[1][v], tr[2][v], tr[3][v], tr[4][v], tr[5][v])
+          for (r = 0; r < 6; r++) {
+            __m512 d[6], o[6], sh[4];
+            for (v = 0; v < 4; v++) /* columns 4 .. 67 */
+              sh[v] = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(tr[r][v + 1]), _mm512_castps_si512(tr[r][v]), 4));
+            for (j = 0; j < 6; j++) {
+              const __m512 *s = j < 4 ? tr[r] : sh;
+              const __m512i id = ix[j & 3];
+              d[j] = _mm512_mask_blend_ps((__mmask16)0xff00, _mm512_permutex2var_ps(s[0], id, s[1]),
+                                          _mm512_permutex2var_ps(s[2], id, s[3]));
+            }
+            ONNXC_WBT6(_mm512_add_ps, _mm512_sub_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps, c4, c5, d[0], d[1], d[2], d[3],
+                       d[4], d[5], o[0], o[1], o[2], o[3], o[4], o[5])
+            for (j = 0; j < 6; j++) _mm512_mask_storeu_ps(V + (6 * r + j) * vs + (long)c * TB + ti, km, o[j]);
+          }
+#undef ONNXC_WT
+#else
+#define ONNXC_WT float
+          int q, r, j;
+          for (q = 0; q < nt; q++) {
+            float d[6][6], t[6][6], o[6];
+            const int tx = tx0 + q;
+            for (r = 0; r < 6; r++)
+              for (j = 0; j < 6; j++) {
+                const int ih = 4 * ty + r - 1, iw = 4 * tx + j - 1;
+                d[r][j] = ih >= 0 && ih < H && iw >= 0 && iw < W ? xc[(long)ih * W + iw] : 0.0f;
+              }
+            for (j = 0; j < 6; j++)
+              ONNXC_WBT6(ONNXC_SADD, ONNXC_SSUB, ONNXC_SFMA, ONNXC_SFNMA, 4.0f, 5.0f, d[0][j], d[1][j], d[2][j], d[3][j],
+                         d[4][j], d[5][j], t[0][j], t[1][j], t[2][j], t[3][j], t[4][j], t[5][j])
+            for (r = 0; r < 6; r++) {
+              ONNXC_WBT6(ONNXC_SADD, ONNXC_SSUB, ONNXC_SFMA, ONNXC_SFNMA, 4.0f, 5.0f, t[r][0], t[r][1], t[r][2], t[r][3],
+                         t[r][4], t[r][5], o[0], o[1], o[2], o[3], o[4], o[5])
+              for (j = 0; j < 6; j++) V[(6 * r + j) * vs + (long)c * TB + ti + q] = o[j];
+            }
+          }
+#undef ONNXC_WT
+#endif
+        }
+      }
+    }
+    /* MB output channels at a time (a multiple of 8, or M): the products of their rows of
+       U[xi], then their output transform */
+    for (m0 = 0; m0 < M; m0 += MB) {
+      const int mb = M - m0 < MB ? M - m0 : MB;
+      for (xi = 0; xi < 36; xi++) {
+        int k0;
+        for (k0 = 0; k0 < C; k0 += ONNXC_KC) {
+          const int kc = C - k0 < ONNXC_KC ? C - k0 : ONNXC_KC;
+          onnxc_gemm_blk(mb, tb, kc, U + (long)xi * Mp * C + (long)k0 * Mp + (long)m0 * kc, 8L * kc, V + xi * vs + (long)k0 * TB,
+                         TB, O + xi * os, TB, k0 > 0, (const onnxc_epi *)0);
+        }
+      }
+      /* output transform and epilogue */
+      for (m = m0; m < m0 + mb; m++) {
+        float *ym = y + (long)m * H * W;
+        for (ty = ty0; ty < ty1; ty++) {
+          int tx0;
+          for (tx0 = 0; tx0 < TX; tx0 += 16) {
+            const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+            const float *op = O + (long)(m - m0) * TB + ti;
+            const long xs = os;
+#if defined(ONNXC_AVX512)
+#define ONNXC_WT __m512
+            const __m512 c2 = _mm512_set1_ps(2.0f), c4 = _mm512_set1_ps(4.0f), c8 = _mm512_set1_ps(8.0f);
+            const __mmask16 km = ONNXC_MASK16(nt);
+            __m512 s[4][6];
+            int j, a, b;
+            for (j = 0; j < 6; j++) {
+              __m512 mv[6];
+              int i;
+              for (i = 0; i < 6; i++) mv[i] = _mm512_maskz_loadu_ps(km, op + (6 * i + j) * xs);
+              ONNXC_WAT6(_mm512_add_ps, _mm512_sub_ps, _mm512_fmadd_ps, c2, c4, c8, mv[0], mv[1], mv[2], mv[3], mv[4], mv[5],
+                         s[0][j], s[1][j], s[2][j], s[3][j])
+            }
+            for (a = 0; a < 4; a++) {
+              const int oh = 4 * ty + a, ow0 = 4 * tx0, n = W - ow0 < 64 ? W - ow0 : 64;
+              __m512 o[4], u[4], p, q, r[4];
+              if (oh >= H) continue;
+              ONNXC_WAT6(_mm512_add_ps, _mm512_sub_ps, _mm512_fmadd_ps, c2, c4, c8, s[a][0], s[a][1], s[a][2], s[a][3],
+                         s[a][4], s[a][5], o[0], o[1], o[2], o[3])
+              /* interleave: output 4 q + b = o[b][q] */
+              {
+                const __m512 l0 = _mm512_unpacklo_ps(o[0], o[1]), h0 = _mm512_unpackhi_ps(o[0], o[1]);
+                const __m512 l1 = _mm512_unpacklo_ps(o[2], o[3]), h1 = _mm512_unpackhi_ps(o[2], o[3]);
+                u[0] = _mm512_shuffle_ps(l0, l1, 0x44); /* tiles 4L */
+                u[1] = _mm512_shuffle_ps(l0, l1, 0xee); /* 4L + 1 */
+                u[2] = _mm512_shuffle_ps(h0, h1, 0x44);
+                u[3] = _mm512_shuffle_ps(h0, h1, 0xee);
+              }
+              p = _mm512_shuffle_f32x4(u[0], u[1], 0x88); /* u0.L0 u0.L2 u1.L0 u1.L2 */
+              q = _mm512_shuffle_f32x4(u[2], u[3], 0x88);
+              r[0] = _mm512_shuffle_f32x4(p, q, 0x88);
+              r[2] = _mm512_shuffle_f32x4(p, q, 0xdd);
+              p = _mm512_shuffle_f32x4(u[0], u[1], 0xdd);
+              q = _mm512_shuffle_f32x4(u[2], u[3], 0xdd);
+              r[1] = _mm512_shuffle_f32x4(p, q, 0x88);
+              r[3] = _mm512_shuffle_f32x4(p, q, 0xdd);
+              for (b = 0; b < 4; b++) {
+                const __mmask16 kb = ONNXC_MASK16(n - 16 * b);
+                float *yp = ym + (long)oh * W + ow0 + 16 * b;
+                if (!kb) break;
+                if (acc) r[b] = _mm512_add_ps(r[b], _mm512_maskz_loadu_ps(kb, yp));
+                if (e) r[b] = onnxc_epi16(e, r[b], kb, m, oh * W + ow0 + 16 * b);
+                _mm512_mask_storeu_ps(yp, kb, r[b]);
+              }
+            }
+#undef ONNXC_WT
+#else
+#define ONNXC_WT float
+            int q, j, a, b;
+            for (q = 0; q < nt; q++) {
+              float s[4][6], o[4];
+              const int tx = tx0 + q;
+              for (j = 0; j < 6; j++)
+                ONNXC_WAT6(ONNXC_SADD, ONNXC_SSUB, ONNXC_SFMA, 2.0f, 4.0f, 8.0f, op[j * xs + q], op[(6 + j) * xs + q],
+                           op[(12 + j) * xs + q], op[(18 + j) * xs + q], op[(24 + j) * xs + q], op[(30 + j) * xs + q], s[0][j],
+                           s[1][j], s[2][j], s[3][j])
+              for (a = 0; a < 4; a++) {
+                const int oh = 4 * ty + a;
+                if (oh >= H) continue;
+                ONNXC_WAT6(ONNXC_SADD, ONNXC_SSUB, ONNXC_SFMA, 2.0f, 4.0f, 8.0f, s[a][0], s[a][1], s[a][2], s[a][3], s[a][4],
+                           s[a][5], o[0], o[1], o[2], o[3])
+                for (b = 0; b < 4 && 4 * tx + b < W; b++) {
+                  float *yp = ym + (long)oh * W + 4 * tx + b;
+                  *yp = (acc ? *yp : 0.0f) + o[b];
+                }
+              }
+            }
+            if (e)
+              for (a = 0; a < 4; a++) {
+                const int oh = 4 * ty + a, ow0 = 4 * tx0, n = W - ow0 < 4 * nt ? W - ow0 : 4 * nt;
+                if (oh < H) onnxc_epi_tile(e, ym + (long)oh * W + ow0, W, m, 1, oh * W + ow0, n);
+              }
+#undef ONNXC_WT
+#endif
+          }
+        }
+      }
+    }
   }
 }
 
-ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, const float *x, const float *U, float *y,
-                                                   const onnxc_epi *e, int acc) {
+/* Without scratch for the transforms: direct 3x3 convolution, each filter recovered from U
+   (U = G g G^T, G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1]: g's outer rows and columns are U's, the
+   middle ones 2 u1 - u0 - u3). */
+/* g[3][3] of filter m, channel c from the Winograd weights of F(2x2,3x3) (A = 4: U 4x4) or
+   F(4x4,3x3) (A = 6: U 6x6, G's rows 0, 5 and the difference of rows 1 and 2 give back g:
+   g = L U L^T, L = [4 0 0 0 0 0; 0 -3 3 0 0 0; 0 0 0 0 0 1]) */
+ONNXC_MAYBE_UNUSED static void onnxc_wino_g(const float *U, int M, int C, int m, int c, int A, float g[3][3]) {
+  const int Mp = (M + 7) / 8 * 8, b = c / ONNXC_KC * ONNXC_KC, bl = C - b < ONNXC_KC ? C - b : ONNXC_KC;
+  float u[6][6], h[6][3];
+  int i;
+  for (i = 0; i < A * A; i++) u[i / A][i % A] = U[(long)i * Mp * C + (long)b * Mp + (long)(m / 8) * 8 * bl + (c - b) * 8 + m % 8];
+  for (i = 0; i < A; i++) {
+    if (A == 4) {
+      h[i][0] = u[i][0];
+      h[i][2] = u[i][3];
+      h[i][1] = 2.0f * u[i][1] - u[i][0] - u[i][3];
+    } else {
+      h[i][0] = 4.0f * u[i][0];
+      h[i][2] = u[i][5];
+      h[i][1] = 3.0f * (u[i][2] - u[i][1]);
+    }
+  }
+  for (i = 0; i < 3; i++) {
+    if (A == 4) {
+      g[0][i] = h[0][i];
+      g[2][i] = h[3][i];
+      g[1][i] = 2.0f * h[1][i] - h[0][i] - h[3][i];
+    } else {
+      g[0][i] = 4.0f * h[0][i];
+      g[2][i] = h[5][i];
+      g[1][i] = 3.0f * (h[2][i] - h[1][i]);
+    }
+  }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino_direct(int M, int C, int H, int W, const float *x, const float *U, int A, float *y,
+                                                 const onnxc_epi *e, int acc) {
   const int N = H * W;
   int m, c, kh, kw, oh, ow, i;
 #if defined(ONNXC_AVX512)
@@ -1025,7 +1269,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, c
       for (m = 0; m < Mp; m++)
         for (c = k0 / 9; c <= (k0 + kc - 1) / 9; c++) {
           float g[3][3];
-          if (m < M) onnxc_wino23_g(U, M, C, m, c, g);
+          if (m < M) onnxc_wino_g(U, M, C, m, c, A, g);
           for (t = 0; t < 9; t++) {
             const int k = c * 9 + t - k0;
             if (k >= 0 && k < kc) ab[(m / 8) * 8 * kc + k * 8 + m % 8] = m < M ? g[t / 3][t % 3] : 0.0f;
@@ -1062,7 +1306,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_direct(int M, int C, int H, int W, c
       for (i = 0; i < N; i++) ym[i] = 0.0f;
     for (c = 0; c < C; c++) {
       float g[3][3];
-      onnxc_wino23_g(U, M, C, m, c, g);
+      onnxc_wino_g(U, M, C, m, c, A, g);
       for (kh = 0; kh < 3; kh++)
         for (kw = 0; kw < 3; kw++) {
           const float wv = g[kh][kw];

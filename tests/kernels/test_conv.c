@@ -5,7 +5,9 @@
    the general path; bands without vertical padding (rows given explicitly, as DwBlock calls it).
    conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
-   or Clip.  The im2col unfolding (onnxc_im2col2d) element by element.  Prints one line per
+   or Clip.  Winograd F(2x2,3x3) and F(4x4,3x3) (onnxc_wino23, onnxc_wino43, onnxc_wino_direct)
+   in blocks of tile rows and of output channels.  The im2col unfolding (onnxc_im2col2d)
+   element by element.  Prints one line per
    failure and exits non-zero on any. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +121,78 @@ static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
   free(x), free(w), free(wp), free(y), free(r), free(bias);
 }
 
+/* Winograd: U = G g G^T per filter and channel packed as onnxc_pack_a would pack each xi's M x C
+   matrix (as optimize.c does), then onnxc_wino23 (A = 4) / onnxc_wino43 (A = 6) in blocks of TB
+   tiles (whole tile rows) and, for F(4x4), MB output channels per pass, or onnxc_wino_direct
+   (TB = 0); acc: y holds the residual on entry.  Against a double 3x3 "same" convolution. */
+static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int act) {
+  static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double G4[6][3] = {{0.25, 0, 0}, {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  const double(*Gm)[3] = A == 6 ? G4 : G2;
+  const int Mp = (M + 7) / 8 * 8, TS = A - 2, TX = (W + TS - 1) / TS, MBx = MB ? MB : M;
+  const long N = (long)H * W;
+  const long ld1 = (long)C * TB % 512 == 0 ? (long)C * TB + 16 : (long)C * TB;
+  const long ld2 = (long)MBx * TB % 512 == 0 ? (long)MBx * TB + 16 : (long)MBx * TB;
+  float *x = calloc((size_t)(C * N), sizeof(float)), *w = calloc((size_t)(M * C * 9), sizeof(float));
+  float *u = calloc((size_t)(A * A * Mp * C), sizeof(float)), *t = calloc((size_t)(M * C), sizeof(float));
+  float *y = calloc((size_t)(M * N), sizeof(float)), *r = calloc((size_t)(M * N), sizeof(float));
+  float *bias = calloc((size_t)M, sizeof(float)), *sc = calloc((size_t)(A * A * (ld1 + ld2) + 1), sizeof(float));
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  int m, c, oh, ow, kh, kw, i, j;
+  (void)TX;
+  for (i = 0; i < C * N; i++) x[i] = frand();
+  for (i = 0; i < M * C * 9; i++) w[i] = frand();
+  for (i = 0; i < M * N; i++) r[i] = frand(), y[i] = acc ? r[i] : 1e30f;
+  for (i = 0; i < M; i++) bias[i] = frand();
+  for (i = 0; i < A; i++)
+    for (j = 0; j < A; j++) {
+      for (m = 0; m < M; m++)
+        for (c = 0; c < C; c++) {
+          const float *g = w + ((long)m * C + c) * 9;
+          double v = 0;
+          for (kh = 0; kh < 3; kh++)
+            for (kw = 0; kw < 3; kw++) v += Gm[i][kh] * g[kh * 3 + kw] * Gm[j][kw];
+          t[(long)m * C + c] = (float)v;
+        }
+      onnxc_pack_a(M, C, t, C, 1, u + (long)(i * A + j) * Mp * C);
+    }
+  e.bias = bias;
+  e.res = acc ? (const float *)0 : r;
+  e.ldr = N;
+  e.act = act;
+  e.alpha = -0.3f;
+  e.beta = 0.4f;
+  if (!TB) onnxc_wino_direct(M, C, H, W, x, u, A, y, &e, acc);
+  else if (A == 4) onnxc_wino23(M, C, H, W, x, u, y, &e, sc, TB, acc);
+  else onnxc_wino43(M, C, H, W, x, u, y, &e, sc, TB, MB, acc);
+  for (m = 0; m < M; m++)
+    for (oh = 0; oh < H; oh++)
+      for (ow = 0; ow < W; ow++) {
+        double s = 0, mag = 1, g = y[m * N + oh * W + ow];
+        for (c = 0; c < C; c++)
+          for (kh = 0; kh < 3; kh++)
+            for (kw = 0; kw < 3; kw++) {
+              const int ih = oh - 1 + kh, iw = ow - 1 + kw;
+              if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+                const double v = (double)w[((long)m * C + c) * 9 + kh * 3 + kw] * x[c * N + ih * W + iw];
+                s += v;
+                mag += fabs(v);
+              }
+            }
+        s += bias[m] + r[m * N + oh * W + ow];
+        if (act == ONNXC_ACT_RELU) s = s > 0 ? s : 0;
+        if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
+        if (!(fabs(g - s) <= 1e-5 * mag)) {
+          printf("FAIL wino A=%d M=%d C=%d %dx%d TB=%d MB=%d acc=%d at (%d,%d,%d): got %.9g, want %.9g\n", A, M, C, H, W, TB,
+                 MB, acc, m, oh, ow, g, s);
+          failures++;
+          m = M, oh = H, ow = W;
+        }
+      }
+  free(x), free(w), free(u), free(t), free(y), free(r), free(bias), free(sc);
+}
+
 /* onnxc_im2col2d: every element of a block (rows kb..kb+kc, output rows r0..r0+rn) exactly */
 static void unfold(int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW, int r0, int rn,
                    int kb, int kc) {
@@ -186,6 +260,28 @@ int main(void) {
           same(mc[b][0], mc[b][1], hw[a][0], hw[a][1], kk[c][0], kk[c][1], kk[c][2], c % 2 ? ONNXC_ACT_CLIP : ONNXC_ACT_RELU);
           cases++;
         }
+  }
+  /* Winograd F(2x2,3x3) and F(4x4,3x3): planes narrower and wider than 16 tiles, blocks of
+     one and several tile rows, the last block short, output channels in passes of 8, 16 and
+     all, several k blocks (C > 128), the residual in y or in the epilogue; the direct forms */
+  {
+    static const int cs[][5] = {/* M, C, H, W, tile rows per block */
+                                {16, 16, 8, 8, 1},   {16, 16, 32, 32, 2},  {24, 17, 13, 13, 2}, {33, 40, 14, 14, 4},
+                                {20, 20, 5, 70, 1},  {9, 130, 10, 11, 3},  {40, 24, 27, 27, 7}, {17, 9, 3, 3, 1},
+                                {64, 32, 56, 23, 5}, {8, 200, 6, 6, 2}};
+    int a, A;
+    for (a = 0; a < (int)(sizeof cs / sizeof cs[0]); a++)
+      for (A = 4; A <= 6; A += 2) {
+        const int TS = A - 2, TX = (cs[a][3] + TS - 1) / TS, TB = TX * cs[a][4];
+        wino(A, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, A == 6 ? cs[a][0] : 0, a % 2, a % 3 ? ONNXC_ACT_RELU : ONNXC_ACT_CLIP);
+        wino(A, cs[a][0], cs[a][1], cs[a][2], cs[a][3], 0, 0, a % 2 == 0, ONNXC_ACT_NONE);
+        cases += 2;
+        if (A == 6 && cs[a][0] > 8) {
+          wino(6, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, 8, a % 2 == 0, ONNXC_ACT_RELU);
+          wino(6, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TX, 16, a % 2, ONNXC_ACT_NONE);
+          cases += 2;
+        }
+      }
   }
   /* im2col blocks: strides 1-3 (the vector path takes 1 and 2), dilations, paddings up to
      beyond the kernel, rows narrower and wider than a vector, partial row and k ranges */
