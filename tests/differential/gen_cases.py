@@ -92,6 +92,7 @@ class Case:
         self.pending_residual = None
         self.lenient_check = False  # onnx's shape inference is known wrong for this draw
         self.allow_nonfinite = False  # infinities in the outputs are meant (else: draw again)
+        self.flags = ""  # extra onnxc flags for this case (onnxc_flags.txt)
 
     # -- drawing helpers ---------------------------------------------------------------------
     def choice(self, seq, p=None):
@@ -314,6 +315,46 @@ def g_conv(c):
     dt = float_dt(c, 0.2, 0.0)
     kind = c.choice(CONV_KINDS)
     y, _ = add_conv(c, dt, kind)
+    c.output(y)
+    return dt
+
+
+@family("winograd")
+def g_winograd(c):
+    """3x3 stride-1 pad-1 convolutions that read a tensor of the arena (a Relu in front) and get
+    scratch headroom: the Winograd kernels themselves (onnxc_wino23 on small planes, onnxc_wino43
+    on planes of >= 16 4x4 tiles, in blocks of tile rows and of output channels as the scratch
+    allows; with headroom 0 the direct forms), with a residual Add accumulated in place."""
+    c.opset = 14
+    dt = F32
+    n = c.choice([1, 1, 2])
+    cg, mg = c.randint(16, 72), c.randint(16, 72)
+    h, w = c.randint(3, 44), c.randint(3, 44)
+    if h * w < 16:
+        w = c.randint(8, 20)
+    x = c.input(c.values([n, cg, h, w], dt), dt, "x")
+    xr = c.node("Relu", [x])
+    fan = cg * 9
+    wt = c.const(c.values([mg, cg, 3, 3], dt, -1.5 / math.sqrt(fan), 1.5 / math.sqrt(fan)), dt, "w")
+    ins = [xr, wt] + ([c.const(c.values([mg], dt), dt, "b")] if c.chance(0.7) else [])
+    y = c.node("Conv", ins, pads=[1, 1, 1, 1], kernel_shape=[3, 3] if c.chance(0.5) else None)
+    desc = f"winograd x[{n},{cg},{h},{w}] w[{mg},{cg},3,3]" + (" +bias" if len(ins) == 3 else "")
+    if c.chance(0.6):
+        r = c.input(c.values([n, mg, h, w], dt), dt, "r")
+        if c.chance(0.7):  # a residual in the arena: the conv's output may take its buffer (acc)
+            r = c.node("Relu", [r])
+            desc += " +residual(arena)"
+        else:
+            desc += " +residual"
+        y = c.node("Add", [y, r] if c.chance(0.5) else [r, y])
+    if c.chance(0.5):
+        y = c.node("Relu", [y])
+        desc += " +relu"
+    if c.chance(0.7):  # the conv's output in the arena too (a graph output cannot take the residual's buffer)
+        y = c.node("Transpose", [y], perm=[0, 1, 3, 2])
+        desc += " +transpose"
+    c.note(desc)
+    c.flags = "--scratch-headroom " + str(c.choice([1000, 1000, 300, 100, 40, 0]))
     c.output(y)
     return dt
 
@@ -1592,7 +1633,7 @@ def make_case(family_name, seed, index):
         # narrowed back exactly (the values are the exotic type's)
         outs = [o.astype(EXOTIC[vi.type.tensor_type.elem_type][0]) if vi.type.tensor_type.elem_type in EXOTIC else o
                 for vi, o in zip(model.graph.output, outs)]
-        return model, c.feeds, outs, model.doc_string
+        return model, c.feeds, outs, model.doc_string, c.flags
     raise RuntimeError(f"{family_name} case {index}: no valid draw in 200 attempts")
 
 
@@ -1619,7 +1660,7 @@ def add_residual_input(c):
         c.note(f"residual{shape}")
 
 
-def write_case(out_dir, name, model, feeds, outs, desc):
+def write_case(out_dir, name, model, feeds, outs, desc, flags=""):
     d = os.path.join(out_dir, name)
     if os.path.exists(d):
         shutil.rmtree(d)
@@ -1640,7 +1681,10 @@ def write_case(out_dir, name, model, feeds, outs, desc):
         with open(os.path.join(ds, f"output_{j}.pb"), "wb") as fh:
             fh.write(t.SerializeToString())
     with open(os.path.join(d, "case.txt"), "w") as fh:
-        fh.write(desc + "\n")
+        fh.write(desc + (f" [onnxc {flags}]" if flags else "") + "\n")
+    if flags:
+        with open(os.path.join(d, "onnxc_flags.txt"), "w") as fh:
+            fh.write(flags + "\n")
 
 
 def main():
@@ -1661,8 +1705,8 @@ def main():
     n = 0
     for f in fams:
         for i in range(args.cases):
-            model, feeds, outs, desc = make_case(f, args.seed, i)
-            write_case(args.out, f"{f}_{i:03d}", model, feeds, outs, desc)
+            model, feeds, outs, desc, flags = make_case(f, args.seed, i)
+            write_case(args.out, f"{f}_{i:03d}", model, feeds, outs, desc, flags)
             n += 1
     print(f"wrote {n} cases ({len(fams)} families x {args.cases}, seed {args.seed}) to {args.out}")
 
