@@ -1325,6 +1325,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_direct(int M, int C, int H, int W, con
   }
 }
 
+#define ONNXC_MP_ROW 2304 /* onnxc_maxpool2d's separable form: the padded row it reads */
+
 /* 2-D max pooling of C planes (every window holds an input element): rows of 16 outputs, for
    each kernel row and column one load (stride 2: two loads and an even-lane compress) with the
    columns outside the input masked to -inf. */
@@ -1332,6 +1334,43 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
                                                int PH, int PW, float *y, int OH, int OW) {
   int c, oh, ow0, kh, kw;
 #if defined(ONNXC_AVX512)
+  if (SW <= 2 && PW + IW + 64 <= ONNXC_MP_ROW && SW * OW + KW + 48 <= ONNXC_MP_ROW && PW < KW) {
+    /* separable: per output row the column maximum over its window rows into a row padded
+       with -inf (whole vectors, no masks but the row's last), then the row maximum over the
+       window columns read from it (stride 2: two loads and an even-lane compress) */
+    float vr[ONNXC_MP_ROW];
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const int vn = (IW + 15) / 16, tail = SW * OW + KW + 32;
+    int i;
+    for (i = 0; i < PW; i++) vr[i] = -INFINITY;
+    for (i = PW + IW; i < tail; i++) vr[i] = -INFINITY;
+    for (c = 0; c < C; c++) {
+      const float *xc = x + (long)c * IH * IW;
+      float *yc = y + (long)c * OH * OW;
+      for (oh = 0; oh < OH; oh++) {
+        const int ih0 = oh * SH - PH, h0 = ih0 < 0 ? 0 : ih0, h1 = ih0 + KH < IH ? ih0 + KH : IH;
+        int v;
+        for (v = 0; v < vn; v++) {
+          const __mmask16 km = ONNXC_MASK16(IW - 16 * v);
+          __m512 mx = ninf;
+          int ih;
+          for (ih = h0; ih < h1; ih++) mx = _mm512_max_ps(mx, _mm512_maskz_loadu_ps(km, xc + (long)ih * IW + 16 * v));
+          _mm512_mask_storeu_ps(vr + PW + 16 * v, km, mx);
+        }
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          __m512 mx = ninf;
+          for (kw = 0; kw < KW; kw++) {
+            const float *r = vr + ow0 * SW + kw;
+            mx = _mm512_max_ps(mx, SW == 1 ? _mm512_loadu_ps(r)
+                                           : _mm512_permutex2var_ps(_mm512_loadu_ps(r), ev_i, _mm512_loadu_ps(r + 16)));
+          }
+          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, ONNXC_MASK16(OW - ow0), mx);
+        }
+      }
+    }
+    return;
+  }
   if (SW <= 2) {
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);

@@ -6,7 +6,7 @@
    conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
    or Clip.  Winograd F(2x2,3x3) and F(4x4,3x3) (onnxc_wino23, onnxc_wino43, onnxc_wino_direct)
-   in blocks of tile rows and of output channels.  The im2col unfolding (onnxc_im2col2d)
+   in blocks of tile rows and of output channels.  Max pooling (onnxc_maxpool2d).  The im2col unfolding (onnxc_im2col2d)
    element by element.  Prints one line per
    failure and exits non-zero on any. */
 #include <stdio.h>
@@ -193,6 +193,36 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
   free(x), free(w), free(u), free(t), free(y), free(r), free(bias), free(sc);
 }
 
+/* onnxc_maxpool2d against plain loops: windows clipped to the input (pads, ceil-mode extra
+   outputs), every window holding an input element */
+static void maxpool(int C, int IH, int IW, int KH, int KW, int SH, int SW, int PH, int PW, int ceil_mode) {
+  const int OH = (IH + 2 * PH - KH + (ceil_mode ? SH - 1 : 0)) / SH + 1, OW = (IW + 2 * PW - KW + (ceil_mode ? SW - 1 : 0)) / SW + 1;
+  float *x, *y;
+  int c, oh, ow, kh, kw, i;
+  if ((OH - 1) * SH - PH >= IH || (OW - 1) * SW - PW >= IW) return; /* (ceil mode: the last window starts inside) */
+  x = calloc((size_t)C * IH * IW, sizeof(float));
+  y = calloc((size_t)C * OH * OW, sizeof(float));
+  for (i = 0; i < C * IH * IW; i++) x[i] = frand();
+  onnxc_maxpool2d(C, x, IH, IW, KH, KW, SH, SW, PH, PW, y, OH, OW);
+  for (c = 0; c < C; c++)
+    for (oh = 0; oh < OH; oh++)
+      for (ow = 0; ow < OW; ow++) {
+        float m = -INFINITY;
+        for (kh = 0; kh < KH; kh++)
+          for (kw = 0; kw < KW; kw++) {
+            const int ih = oh * SH - PH + kh, iw = ow * SW - PW + kw;
+            if (ih >= 0 && ih < IH && iw >= 0 && iw < IW && x[((long)c * IH + ih) * IW + iw] > m) m = x[((long)c * IH + ih) * IW + iw];
+          }
+        if (y[((long)c * OH + oh) * OW + ow] != m) {
+          printf("FAIL maxpool %dx%d k %dx%d s %dx%d p %dx%d at (%d,%d,%d): got %g, want %g\n", IH, IW, KH, KW, SH, SW, PH,
+                 PW, c, oh, ow, y[((long)c * OH + oh) * OW + ow], m);
+          failures++;
+          c = C, oh = OH, ow = OW;
+        }
+      }
+  free(x), free(y);
+}
+
 /* onnxc_im2col2d: every element of a block (rows kb..kb+kc, output rows r0..r0+rn) exactly */
 static void unfold(int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW, int r0, int rn,
                    int kb, int kc) {
@@ -282,6 +312,22 @@ int main(void) {
           cases += 2;
         }
       }
+  }
+  /* max pooling: 2x2 / 3x3 / 3x5 windows, strides 1-3, paddings, ceil mode, rows from one to
+     several vectors (the separable form and the per-tap form) */
+  {
+    static const int sz[][2] = {{1, 1}, {2, 3}, {5, 7}, {8, 16}, {13, 17}, {31, 33}, {55, 55}, {40, 111}, {6, 300}};
+    static const int kp[][6] = {/* KH, KW, SH, SW, PH, PW */
+                                {2, 2, 2, 2, 0, 0}, {3, 3, 2, 2, 1, 1}, {3, 3, 2, 2, 0, 0}, {3, 3, 1, 1, 1, 1},
+                                {3, 5, 1, 2, 1, 2}, {2, 3, 3, 3, 0, 1}, {1, 1, 2, 2, 0, 0}, {5, 5, 2, 1, 2, 2}};
+    int a, b, cm;
+    for (a = 0; a < (int)(sizeof sz / sizeof sz[0]); a++)
+      for (b = 0; b < (int)(sizeof kp / sizeof kp[0]); b++)
+        for (cm = 0; cm < 2; cm++) {
+          if (sz[a][0] + 2 * kp[b][4] < kp[b][0] || sz[a][1] + 2 * kp[b][5] < kp[b][1]) continue;
+          maxpool(3, sz[a][0], sz[a][1], kp[b][0], kp[b][1], kp[b][2], kp[b][3], kp[b][4], kp[b][5], cm);
+          cases++;
+        }
   }
   /* im2col blocks: strides 1-3 (the vector path takes 1 and 2), dilations, paddings up to
      beyond the kernel, rows narrower and wider than a vector, partial row and k ranges */
