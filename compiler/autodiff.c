@@ -205,17 +205,21 @@ static bool is_rnn(const Node *n) {
 }
 
 /* Input k of n as the model gave it.  The recurrent ops' shape rule replaces constant W and R
-   by transposed copies named "<W>_transposed" ([D][K][G*H]); gradients belong to the original
+   by transposed copies named "<W>_transposed" ([D][K][G*H], or flat and padded for the float
+   input-projection GEMM); gradients belong to the original
    ([D][G*H][K]), found by that name and shape. */
 static Value *orig_in(const AD *ad, const Node *n, int k) {
   Value *v = node_in(n, k);
-  if (!v || (k != 1 && k != 2) || !is_rnn(n) || !v->data || v->producer || v->rank != 3) return v;
+  if (!v || (k != 1 && k != 2) || !is_rnn(n) || !v->data || v->producer || (v->rank != 3 && v->rank != 1)) return v;
   size_t len = strlen(v->name), sl = strlen("_transposed");
   if (len <= sl || strcmp(v->name + len - sl, "_transposed")) return v;
   for (int i = 0; i < ad->g->values.n; i++) {
     Value *u = ad->g->values.v[i];
     if (u == v || !u->data || u->rank != 3 || strlen(u->name) != len - sl || strncmp(u->name, v->name, len - sl)) continue;
-    if (u->dims[0] == v->dims[0] && u->dims[1] == v->dims[2] && u->dims[2] == v->dims[1]) return u;
+    /* [D][K][GH] of [D][GH][K], or (the GEMM input projection) flat and padded */
+    if (v->rank == 3 ? u->dims[0] == v->dims[0] && u->dims[1] == v->dims[2] && u->dims[2] == v->dims[1]
+                     : value_numel(u) < value_numel(v))
+      return u;
   }
   return v;
 }

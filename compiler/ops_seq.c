@@ -82,6 +82,9 @@ typedef struct RnnInfo {
   Value *orig_w, *orig_r;
   bool pre_w, pre_r;
   int64_t panel;          /* > 0: constant W and R in column panels of this width */
+  bool gemm_x;            /* float, constant W, no sequence_lens, C target: each chunk's input
+                             projections as one packed GEMM per batch row (onnxc_sgemm_a over
+                             W^T [I][GH] row-major), the bias in its epilogue */
 } RnnInfo;
 
 /* A constant copy of w [D][GH][K] as [D][K][GH]. */
@@ -92,10 +95,11 @@ static int64_t gemv_width(int dt) { return dt == DT_DOUBLE ? 16 : 32; }
    > 0 in panels of pw columns, [D][GH/pw][K][pw], so that a chunk of pw columns streams
    through K * pw contiguous elements rather than K rows GH apart (rows 2 KiB apart defeat the
    prefetchers: every row is a new page once GH >= 1024 bytes). */
-static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K, int64_t pw) {
+static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K, int64_t pw, int64_t pad) {
   Value *t = graph_new_value(ctx, ctx->graph, arena_printf(&ctx->arena, "%s_transposed", w->name));
-  int64_t dims[3] = {D, K, GH};
-  value_set_shape(t, w->dtype, 3, dims);
+  int64_t dims[3] = {D, K, GH}, flat = D * K * GH + pad;
+  if (pad) value_set_shape(t, w->dtype, 1, &flat); /* zeros after: the GEMM's masked tail loads stay inside */
+  else value_set_shape(t, w->dtype, 3, dims);
   value_alloc_data(ctx, t);
   size_t es = dtype_size(w->dtype);
   for (int64_t d = 0; d < D; d++)
@@ -205,15 +209,16 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   ri->lbr = kind == K_GRU && attr_i(n, "linear_before_reset", 0) != 0;
   /* panels when every GEMV column range (all gates, 2H, H) starts and ends on a panel */
   ri->panel = H % gemv_width(dt) == 0 ? gemv_width(dt) : 0;
+  ri->gemm_x = dt == DT_FLOAT && Wt->data && !SL && ctx->target == TARGET_C;
   if (Wt->data) {
     ri->orig_w = Wt;
     ri->pre_w = true;
-    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I, ri->panel);
+    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I, ri->gemm_x ? 0 : ri->panel, ri->gemm_x ? 128 : 0);
   }
   if (Rt->data) {
     ri->orig_r = Rt;
     ri->pre_r = true;
-    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H, ri->panel);
+    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H, ri->panel, 0);
   }
   n->priv = ri;
   /* outputs */
@@ -232,6 +237,7 @@ static int64_t rnn_scratch(Ctx *ctx, Node *n) {
   int64_t GH = ri->G * ri->H;
   int64_t TB = ri->S < RNN_CHUNK ? (ri->S > 0 ? ri->S : 1) : RNN_CHUNK;
   int64_t cnt = (ri->pre_w ? 0 : ri->I * GH) + (ri->pre_r ? 0 : ri->H * GH) + TB * ri->B * GH + ri->B * GH;
+  if (ri->gemm_x && node_in(n, 3)) cnt += GH; /* the summed biases of the GEMM epilogue */
   if (ri->kind == K_GRU) cnt += ri->B * GH + (ri->lbr ? 0 : ri->B * ri->H); /* see rnn_emit */
   cnt += ri->B * ri->H * (ri->kind == K_LSTM ? 2 : 1);  /* hs, cs */
   int dt = n->inputs[0]->dtype;
@@ -493,16 +499,17 @@ static void rnn_emit(Emit *e, Node *n) {
   if (B * GH > big) big = B * GH;
   const char *it = big < 2000000000LL ? "int" : "long long";
   const char *zero = c_lit(e, ct, 0), *one = c_lit(e, ct, 1);
+  if (ri->gemm_x) emit_use_template(e, "gemm");
 
   /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), gx [TB][B][GH], ax [B][GH],
      GRU: ah [B][GH], rh [B][H] (not with linear_before_reset); hs [B][H], LSTM: cs [B][H] */
   int TB = S < RNN_CHUNK ? (int)(S > 0 ? S : 1) : RNN_CHUNK;
   int64_t es = ct == DT_DOUBLE ? 8 : 4, off = 0;
-  const char *bufs[8] = {"wt", "rt", "gx", "ax", "ah", "rh", "hs", "cs"};
-  int64_t lens[8] = {ri->pre_w ? 0 : I * GH, ri->pre_r ? 0 : H * GH, TB * B * GH, B * GH,
+  const char *bufs[9] = {"wt", "rt", "gx", "ax", "ah", "rh", "hs", "cs", "bx"};
+  int64_t lens[9] = {ri->pre_w ? 0 : I * GH, ri->pre_r ? 0 : H * GH, TB * B * GH, B * GH,
                      ri->kind == K_GRU ? B * GH : 0, ri->kind == K_GRU && !ri->lbr ? B * H : 0, B * H,
-                     ri->kind == K_LSTM ? B * H : 0};
-  for (int k = 0; k < 8; k++) {
+                     ri->kind == K_LSTM ? B * H : 0, ri->gemm_x && hasB ? GH : 0};
+  for (int k = 0; k < 9; k++) {
     if (!lens[k]) continue;
     ep(e, "%s *restrict %s = (%s *)(void *)(W + %lld);", C, bufs[k], C, (long long)off);
     off += lens[k] * es;
@@ -550,10 +557,30 @@ static void rnn_emit(Emit *e, Node *n) {
     const char *rm = ri->pre_r ? fmt(e, "(X2 + %lld)", (long long)(d * H * GH)) : "rt";
     GemvTerm tx = {NULL, I, wm, ri->pre_w ? dt : ct, ri->pre_w ? ri->panel : 0};
     GemvTerm th = {"hs", H, rm, ri->pre_r ? dt : ct, ri->pre_r ? ri->panel : 0};
+    if (ri->gemm_x && hasB) {
+      /* the GEMM's epilogue bias: Wb (+ Rb except GRU, which adds Rb to h R^T) */
+      if (ri->kind != K_GRU)
+        ep(e, "for (%s j = 0; j < %lld; j++) bx[j] = X3[%lld + j] + X3[%lld + j];", it, (long long)GH, boff, boff + GH);
+      else
+        ep(e, "for (%s j = 0; j < %lld; j++) bx[j] = X3[%lld + j];", it, (long long)GH, boff);
+    }
     ep(e, "for (%s s0 = 0; s0 < %lld; s0 += %d) {", it, (long long)S, TB);
     ep(e, "const %s te = %lld - s0 < %d ? %lld - s0 : %d;", it, (long long)S, TB, (long long)S, TB);
-    GemvSpec gx = {"gx", hasB ? boff : -1, hasB && ri->kind != K_GRU ? boff + GH : -1, NULL, true};
-    emit_gemv(e, &sc, &gx, &tx, 1, GH, 0, GH);
+    if (ri->gemm_x) {
+      /* per batch row b: gx rows (i * B + b) = X rows of steps s0 + i (reversed: S - 1 - s0 - i) times W^T */
+      long long rs = ri->layout == 0 ? (long long)(B * I) : (long long)I;
+      const char *row = ri->rev[d] ? fmt(e, "(%lld - s0)", (long long)(S - 1)) : "s0";
+      const char *a0 = ri->layout == 0 ? fmt(e, "X0 + (%s * %lld + b) * %lld", row, (long long)B, (long long)I)
+                                       : fmt(e, "X0 + (b * %lld + %s) * %lld", (long long)S, row, (long long)I);
+      if (hasB) ep(e, "const onnxc_epi xe = {bx, 1, (const float *)0, 0, 0, 0.0f, 0.0f};");
+      ep(e, "for (%s b = 0; b < %lld; b++) {", it, (long long)B);
+      ep(e, "onnxc_sgemm_a(te, %lld, %lld, %s, %lld, 1, %s, %lld, gx + b * %lld, %lld, %s);", (long long)GH, (long long)I, a0,
+         ri->rev[d] ? -rs : rs, wm, (long long)GH, (long long)GH, (long long)(B * GH), hasB ? "&xe" : "(const onnxc_epi *)0");
+      ep(e, "}");
+    } else {
+      GemvSpec gx = {"gx", hasB ? boff : -1, hasB && ri->kind != K_GRU ? boff + GH : -1, NULL, true};
+      emit_gemv(e, &sc, &gx, &tx, 1, GH, 0, GH);
+    }
     ep(e, "for (%s s = s0; s < s0 + te; s++) {", it);
     const char *parow = fmt(e, "ax + b * %lld", (long long)GH);
     if (ri->kind != K_GRU) {
