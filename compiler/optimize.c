@@ -374,7 +374,7 @@ static bool wino_ok(const Node *p, const Value *x, const Value *w, int64_t Cg, i
   return true;
 }
 
-static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
+static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   Value *w = p->inputs[1], *x = p->inputs[0];
   if (!w->data || w->dtype != DT_FLOAT || x->rank < 3) return;
   int64_t G = attr_i(p, "group", 1), M = w->dims[0];
@@ -400,7 +400,7 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p) {
     int A = 4 * 36 * t4 <= 3 * 16 * t2 && t4 >= 16 ? 6 : 4;
     /* its transforms need room: blocks of >= 16 tiles for >= 64 filters (fewer is slower than
        F(2x2,3x3)) within the scratch headroom over a lower bound of the tensors' peak */
-    if (A == 6 && 36 * tb * (Cg + mb) * 4 > live_floor(g) / 100 * ctx->scratch_headroom) A = 4;
+    if (A == 6 && 36 * tb * (Cg + mb) * 4 > peak_est / 100 * ctx->scratch_headroom) A = 4;
     const double(*Gm)[3] = A == 6 ? G4 : G2;
     int64_t total = G * A * A * Mp * Cg;
     Value *pw = new_const(ctx, g, "winograd_w", 1, &total);
@@ -662,12 +662,13 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     eliminate_dead(ctx, g);
   }
   /* the CUDA backend hands Conv/Gemm/MatMul to cuBLAS, which reads the ONNX layouts */
+  int64_t peak_est = live_floor(g); /* before packing: pack_conv reads it */
   for (int i = 0; i < g->nodes.n && ctx->target == TARGET_C; i++) {
     Node *p = g->nodes.v[i];
     if (p->dead || *p->domain || p->orig_w) continue;
     if (!strcmp(p->op_type, "Conv") || !strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_one_row(ctx, g, p);
     if (p->orig_w) continue;
-    if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p);
+    if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p, peak_est);
     else if (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_gemm_b(ctx, g, p);
   }
   if (ctx->target == TARGET_C) fuse_dw_blocks(ctx, g);

@@ -1037,8 +1037,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
 ONNXC_MAYBE_UNUSED static void onnxc_wino43(int M, int C, int H, int W, const float *x, const float *U, float *y,
                                             const onnxc_epi *e, float *scratch, int TB, int MB, int acc) {
   const int TX = (W + 3) / 4, TY = (H + 3) / 4, T = TX * TY, Mp = (M + 7) / 8 * 8;
-  /* V[xi] and O[xi] one cache line more than their size apart where that is a multiple of
-     2 KiB (they would crowd two L1 sets); ONNXC_WINO_LD */
+  /* the blocks, scratch and padding of onnxc_wino23; O holds MB channels */
   const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)MB * TB);
   float *V = scratch, *O = scratch + 36 * vs;
   int t0, xi;

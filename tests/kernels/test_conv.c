@@ -132,8 +132,7 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
   const double(*Gm)[3] = A == 6 ? G4 : G2;
   const int Mp = (M + 7) / 8 * 8, TS = A - 2, TX = (W + TS - 1) / TS, MBx = MB ? MB : M;
   const long N = (long)H * W;
-  const long ld1 = (long)C * TB % 512 == 0 ? (long)C * TB + 16 : (long)C * TB;
-  const long ld2 = (long)MBx * TB % 512 == 0 ? (long)MBx * TB + 16 : (long)MBx * TB;
+  const long ld1 = ONNXC_WINO_LD((long)C * TB), ld2 = ONNXC_WINO_LD((long)MBx * TB);
   float *x = calloc((size_t)(C * N), sizeof(float)), *w = calloc((size_t)(M * C * 9), sizeof(float));
   float *u = calloc((size_t)(A * A * Mp * C), sizeof(float)), *t = calloc((size_t)(M * C), sizeof(float));
   float *y = calloc((size_t)(M * N), sizeof(float)), *r = calloc((size_t)(M * N), sizeof(float));
