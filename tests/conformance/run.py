@@ -152,6 +152,7 @@ def decode_output(raw, elem_type, dims):
 
 EXTRA_FLAGS = []  # --flag: extra onnxc flags for every case
 WEIGHTS_FILE = False  # --weights-file: compile with --weights and bind the blob at run time
+RUN_TIMEOUT = int(os.environ.get("ONNXC_RUN_TIMEOUT", "300"))  # seconds for one run of a case
 MAX_REL_ERR = None  # --max-rel-err: norm-wise relative error instead of elementwise tolerance
 
 
@@ -277,6 +278,7 @@ class Tools:
         self.cflags, self.ldflags, self.wrapper = cflags, ldflags, wrapper
         self.link_objs = list(link_objs)  # --link: objects of extra C sources
         self.target = "c"
+        self.save_build = self.use_build = None  # --save-build / --use-build folders (CUDA targets)
 
 
 # --target cuda / cuda-emu: the CUDA backend, built with nvcc and run on the GPU, or built
@@ -305,8 +307,25 @@ def gpu_missing(work, cc, include, rt_cuda):
     return "no CUDA device" if rc else None
 
 
-def build_cuda(tools, src, exe):
-    """Builds the generated .cu with its harness; returns (rc, message)."""
+def build_cuda(tools, src, exe, name=""):
+    """Builds the generated .cu (.c for cuda-nvrtc) with its harness; returns (rc, message).
+    With --use-build, takes the executable that --save-build stored for this case instead."""
+    if tools.use_build:
+        pre = os.path.join(tools.use_build, name, "model")
+        if not os.path.exists(pre):
+            return 1, f"no prebuilt executable {pre}"
+        if os.path.lexists(exe):
+            os.remove(exe)
+        os.symlink(os.path.abspath(pre), exe)  # not a copy: a write fd that a concurrent fork
+        return 0, ""                            # inherits makes the exec fail (ETXTBSY)
+    lib = os.path.join(CUDA_HOME, "lib64")
+    if tools.target == "cuda-nvrtc":
+        rc, msg = run_cmd([tools.cc, "-std=c99", "-O1", "-I", tools.include, "-I", os.path.join(CUDA_HOME, "include"),
+                           "-c", src, "-o", src + ".o"], timeout=600)
+        if rc:
+            return rc, msg
+        return run_cmd([tools.cc, src + ".o", tools.harness_obj, tools.rt_lib, tools.rt_c, "-L", lib, f"-Wl,-rpath,{lib}",
+                        "-lcublas", "-lnvrtc", "-lcudart", "-lm", "-lpthread", "-o", exe])
     if tools.target == "cuda-emu":
         cmd = ["g++", "-x", "c++", "-std=c++17", "-O1", "-w", "-include", os.path.join(EMU, "cuda_emu.h"),
                "-I", tools.include, "-c", src, "-o", src + ".o"]
@@ -317,7 +336,7 @@ def build_cuda(tools, src, exe):
     arch = os.environ.get("ONNXC_CUDA_ARCH", "native")
     cmd = [os.path.join(CUDA_HOME, "bin", "nvcc"), "-std=c++17", "-O2", f"-arch={arch}", "-I", tools.include,
            src, tools.harness_obj, tools.rt_lib, tools.rt_c,
-           "-lcublas", "-lnvrtc", "-o", exe]
+           "-cudart=shared", "-lcublas", "-lnvrtc", "-o", exe]
     return run_cmd(cmd, timeout=1800)
 
 
@@ -410,10 +429,10 @@ def run_case(case_dir, tools, keep):
                 key = (tuple(sorted(const.items())), tuple(sorted(dims_bound.items())), tuple(sorted(seqs.items())))
                 if built_for == key:
                     break
-                c_path = os.path.join(work, "model.c" if tools.target == "c" else "model.cu")
+                c_path = os.path.join(work, "model.c" if tools.target in ("c", "cuda-nvrtc") else "model.cu")
                 cmd = [tools.onnxc, model_path, "-o", c_path, "--name", "model"] + case_flags + EXTRA_FLAGS
                 if tools.target != "c":
-                    cmd += ["--target", "cuda"]
+                    cmd += ["--target", "cuda-nvrtc" if tools.target == "cuda-nvrtc" else "cuda"]
                 if WEIGHTS_FILE:
                     cmd += ["--weights", os.path.join(work, "weights.bin")]
                 for k, v in const.items():
@@ -431,10 +450,13 @@ def run_case(case_dir, tools, keep):
                         return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
                 if tools.target != "c":
-                    rc, msg = build_cuda(tools, c_path, exe)
+                    rc, msg = build_cuda(tools, c_path, exe, name)
                     if rc != 0:
                         return name, False, f"build: {first_line(msg)}"
                     built_for = key
+                    if tools.save_build:
+                        os.makedirs(os.path.join(tools.save_build, name), exist_ok=True)
+                        shutil.copy(exe, os.path.join(tools.save_build, name, "model"))
                     break
                 rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
@@ -446,6 +468,8 @@ def run_case(case_dir, tools, keep):
                 break
             else:
                 return name, False, "compile: too many compile-time inputs"
+            if tools.save_build:  # built for another machine: nothing runs here
+                break
             args = tools.wrapper + [exe, work]
             if WEIGHTS_FILE:
                 args.append("__weights=" + os.path.join(work, "weights.bin"))
@@ -466,8 +490,8 @@ def run_case(case_dir, tools, keep):
                 with open(resp, "w") as fh:
                     fh.write("\n".join(args[len(tools.wrapper) + 2:]) + "\n")
                 args = args[:len(tools.wrapper) + 2] + ["@" + resp]
-            rc, msg = run_cmd(args, timeout=300)
-            if rc == 77 and tools.target == "cuda":
+            rc, msg = run_cmd(args, timeout=RUN_TIMEOUT)
+            if rc == 77 and tools.target in ("cuda", "cuda-nvrtc"):
                 return name, None, "no CUDA device"
             if rc != 0:
                 return name, False, f"run ({os.path.basename(ds)}): status {rc}: {first_line(msg)}"
@@ -651,9 +675,19 @@ def main():
                     help="C source built with the strict flags and linked into every case (repeatable)")
     ap.add_argument("--cover", action="store_true",
                     help="also (or, without -k, only) a subset of the cases in which every op type occurs")
-    ap.add_argument("--target", choices=["c", "cuda", "cuda-emu"], default="c",
+    ap.add_argument("--target", choices=["c", "cuda", "cuda-nvrtc", "cuda-emu"], default="c",
                     help="cuda: onnxc --target cuda, nvcc, run on the GPU (exit 77 without one); "
-                         "cuda-emu: the same code built with g++ and run on the CPU (tests/cuda/emu)")
+                         "cuda-nvrtc: onnxc --target cuda-nvrtc, the host C built with --cc, kernels "
+                         "compiled by NVRTC at create, run on the GPU; "
+                         "cuda-emu: the .cu built with g++ and run on the CPU (tests/cuda/emu)")
+    ap.add_argument("--save-build", default=None, metavar="DIR",
+                    help="CUDA targets: build each case's executable into DIR/CASE/model and run nothing "
+                         "(no GPU needed), for --use-build on a GPU machine")
+    ap.add_argument("--use-build", default=None, metavar="DIR",
+                    help="CUDA targets: run the executables that --save-build stored in DIR instead of "
+                         "building them (onnxc still runs, to bind compile-time inputs)")
+    ap.add_argument("--log", default=None, metavar="FILE",
+                    help="append each case's result line to FILE as soon as it is known")
     ap.add_argument("--no-crash", action="store_true",
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
@@ -695,7 +729,7 @@ def main():
             rc, msg = run_cmd(["g++", "-O1", "-std=c++17", "-I", include, "-I", EMU, "-c", os.path.join(EMU, "rt_emu.cpp"), "-o", rt_lib])
         else:
             rt_lib = os.path.join(build, "libonnxc_rt_cuda.a")
-            skip = gpu_missing(hdir, args.cc, include, rt_lib)
+            skip = None if args.save_build else gpu_missing(hdir, args.cc, include, rt_lib)
             if skip:
                 print(f"SKIP: {skip}")
                 print("0 passed, 0 failed, 0 skipped")
@@ -717,6 +751,9 @@ def main():
     tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split(), args.ldflags.split(),
                   shlex.split(args.run_wrapper), link_objs)
     tools.target = args.target
+    if args.target in ("cuda", "cuda-nvrtc"):
+        tools.save_build = os.path.abspath(args.save_build) if args.save_build else None
+        tools.use_build = os.path.abspath(args.use_build) if args.use_build else None
     tools.rt_c = os.path.join(build, "libonnxc_rt.a")
 
     ratchet = set()
@@ -730,6 +767,9 @@ def main():
         for fut in cf.as_completed(futs):
             name, ok, why = fut.result()
             results[args.prefix + name] = (ok, why)
+            if args.log:
+                with open(args.log, "a") as fh:
+                    fh.write(f"{'SKIP' if ok is None else 'PASS' if ok else 'FAIL'} {args.prefix}{name}{': ' + why if why else ''}\n")
     shutil.rmtree(hdir, ignore_errors=True)
 
     skipped = sorted(n for n, (ok, _) in results.items() if ok is None)
