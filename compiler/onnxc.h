@@ -783,6 +783,11 @@ void emit_multi_end(Emit *e, size_t tpl_at);
 void emit_c_const(Emit *e, Value *v);
 /* codegen/c/emit_train.c: net.c and net.h of --train. */
 void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path);
+/* The saved-state format's header (emit_train.c; checksum and step count zero): H bytes of
+   header, total bytes of a saved state.  The CUDA training driver writes the same format. */
+void train_state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int64_t *total);
+/* --train with a CUDA target (codegen/cuda/emit_cuda_train.c). */
+void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path);
 
 /* Shared with codegen/cuda: a C identifier made of a name's first maxlen characters; the name
    of a node's function; one node function (emit_c.c's layout); a template's text appended to

@@ -329,7 +329,8 @@ static void compile_train(Ctx *ctx, const CompileOptions *opt, const char *h_pat
             ctx->file, ts->n_params, (long long)pb, (long long)ts->infer_arena, (long long)ts->train_arena,
             (long long)ts->train->arena_bytes, (long long)ts->state_bytes);
   }
-  emit_c_train(ctx, ts, opt->out_c, h_path);
+  if (ctx->target == TARGET_C) emit_c_train(ctx, ts, opt->out_c, h_path);
+  else emit_cuda_train(ctx, ts, opt->out_c, h_path);
 }
 
 int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
@@ -375,7 +376,6 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   if (opt->target && strcmp(opt->target, "c") && strcmp(opt->target, "cuda") && strcmp(opt->target, "cuda-nvrtc"))
     fail(ctx, "unknown target '%s' (c, cuda, cuda-nvrtc)", opt->target);
   if (ctx->target != TARGET_C) {
-    if (opt->train) fail(ctx, "--train is not supported with --target %s", opt->target);
     if (opt->weights) fail(ctx, "--weights does not apply to --target %s (weights go to device memory when the model is created)", opt->target);
     if (opt->canary) fail(ctx, "--canary is not supported with --target %s", opt->target);
     if (opt->threads > 1) fail(ctx, "--threads does not apply to --target %s", opt->target);

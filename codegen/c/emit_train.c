@@ -64,7 +64,7 @@ static void put64(Buf *b, uint64_t x) {
 }
 
 /* The saved state's header bytes (checksum and step count zero, byte-order mark little-endian). */
-static void state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int64_t *total) {
+void train_state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int64_t *total) {
   int64_t al = (int64_t)ctx->align < 16 ? 16 : (int64_t)ctx->align;
   int nbuf = ts->opt.kind == OPT_ADAMW ? 2 : ts->params[0].off_buf[0] >= 0 ? 1 : 0;
   int nent = ts->n_params * (1 + nbuf) + ts->n_stats;
@@ -166,7 +166,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   const char *LT = c_type(loss->dtype);
   Buf *hdr = &ctx->emit_bufs[1]; /* freed however compilation ends */
   int64_t H, total;
-  state_header(ctx, ts, hdr, &H, &total);
+  train_state_header(ctx, ts, hdr, &H, &total);
   const char *base = strrchr(ctx->file, '/') ? strrchr(ctx->file, '/') + 1 : ctx->file;
 
   /* user-facing parameter lists: the graphs' inputs after the parameters */

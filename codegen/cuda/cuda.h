@@ -49,6 +49,12 @@ void cu_launch(Cu *cu, int k, int64_t threads, int block, const CuArg *a, int na
 /* Device: `for (IT i = <thread>; i < n; i += <stride>) {` with IT int or long long. */
 void cu_grid_loop(Emit *e, const char *var, int64_t n);
 
+/* Writes `static const char *const P_parts[]`, the NVRTC source src in string pieces of whole
+   lines (each under C99's 4095-character literal limit); returns the number of pieces. */
+int cu_source_parts(Ctx *ctx, Buf *cb, const Buf *src, const char *P);
+/* 64-bit FNV-1a of the kernel source (the NVRTC cache key). */
+uint64_t cu_fnv1a(const char *p, size_t n);
+
 /* ---- ops_cuda.c ----------------------------------------------------------------------- */
 
 /* Emits n with a parallel CUDA form when it has one; false: the caller runs its C function. */

@@ -296,7 +296,7 @@ static void put_escaped_line(Buf *b, const char *p, size_t n) {
 /* Writes `static const char *const P_parts[]`: the source in pieces of whole lines, each one
    string literal under C99's 4095-character limit; the runtime joins them.  Returns the
    number of pieces. */
-static int emit_source_parts(Ctx *ctx, Buf *cb, const Buf *src, const char *P) {
+int cu_source_parts(Ctx *ctx, Buf *cb, const Buf *src, const char *P) {
   int np = 0;
   size_t at = 0;
   buf_printf(cb, "/* The kernel source, compiled by NVRTC at create (the pieces joined). */\n");
@@ -331,7 +331,7 @@ static int emit_source_parts(Ctx *ctx, Buf *cb, const Buf *src, const char *P) {
   return np ? np : 1;
 }
 
-static uint64_t fnv1a(const char *p, size_t n) {
+uint64_t cu_fnv1a(const char *p, size_t n) {
   uint64_t h = 1469598103934665603ULL;
   for (size_t i = 0; i < n; i++) {
     h ^= (unsigned char)p[i];
@@ -510,10 +510,10 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   buf_printf(cb, "#include \"%s\"\n\n", base_name(h_path));
   if (cu.nvrtc) buf_puts(cb, "#include <math.h> /* INFINITY, NAN in the weights */\n\n");
   char hash[32];
-  snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a(db->p ? db->p : "", db->len));
+  snprintf(hash, sizeof hash, "%016llx", (unsigned long long)cu_fnv1a(db->p ? db->p : "", db->len));
   int nparts = 0;
   if (cu.nvrtc) {
-    nparts = emit_source_parts(ctx, cb, db, P);
+    nparts = cu_source_parts(ctx, cb, db, P);
   } else {
     buf_put(cb, db->p ? db->p : "", db->len);
     buf_puts(cb, "/* ---- host code ---- */\n\n");

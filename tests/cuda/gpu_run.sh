@@ -1,21 +1,23 @@
 #!/bin/bash
 # gpu_run.sh - the GPU checks in one command, on a GPU machine, from the repository root, with
-# gpu/ made by tests/cuda/gpu_pack.sh (nothing is compiled there; python3 with onnx, numpy,
-# torch and torchvision, the CUDA libraries and a driver are needed).
+# gpu/ made by tests/cuda/gpu_pack.sh (only the training stage compiles there, with cc;
+# python3 with onnx, onnxruntime, numpy, torch and torchvision, the CUDA libraries and a
+# driver are needed).
 #
-#   bash tests/cuda/gpu_run.sh OUTDIR [STAGE...]     STAGE: fixtures, bench, node (default: all)
+#   bash tests/cuda/gpu_run.sh OUTDIR [STAGE...]     STAGE: fixtures, bench, node, train (default: all)
 #
 # 1. the PyTorch fixtures (--target cuda, nvcc builds): eager, graph capture, replay, 1e-4;
 #    the same without CUDA graphs;
 # 2. the CUDA speed table (bench/cuda_speed.py --prebuilt): ResNet-18, MobileNetV2, the
 #    transformer encoder at batch 1 and 32 against PyTorch eager;
 # 3. the ONNX node suite (--target cuda-nvrtc): the one gpu_pack.sh packed (build/onnx-data,
-#    the onnx wheel this project pins), else this machine's onnx package's.
+#    the onnx wheel this project pins), else this machine's onnx package's;
+# 4. --train --target cuda-nvrtc: the training curves against torch.optim (built there: needs cc).
 # Logs go to OUTDIR; each stage has a time limit so that one hang cannot eat the lease.
 set -u
 O=${1:-/tmp/gpu_out}
 shift
-STAGES=${*:-fixtures bench node}
+STAGES=${*:-fixtures bench node train}
 mkdir -p "$O"
 tar -C gpu -xJf gpu/pack.tar.xz || exit 1
 # the CUDA libraries: the toolkit's, else wherever the image keeps them (pip's nvidia-* too)
@@ -62,5 +64,10 @@ ONNXC_RUN_TIMEOUT=60 timeout 240 python3 tests/conformance/run.py --target cuda-
 echo "status $?"; tail -n 1 "$O/node.log"
 echo "streamed: $(grep -c '^PASS' "$O/node_stream.log") passed, $(grep -c '^FAIL' "$O/node_stream.log") failed"
 grep '^FAIL' "$O/node_stream.log" | cut -c1-220 | head -n 60
+fi
+if want train; then
+stage "training curves, --train --target cuda-nvrtc"
+timeout 150 python3 tests/training/train_curve/run_curves.py --build gpu/build --target cuda-nvrtc >"$O/train.log" 2>&1
+echo "status $?"; tail -n 14 "$O/train.log"
 fi
 stage done
