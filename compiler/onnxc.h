@@ -786,6 +786,8 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
 /* The saved-state format's header (emit_train.c; checksum and step count zero): H bytes of
    header, total bytes of a saved state.  The CUDA training driver writes the same format. */
 void train_state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int64_t *total);
+/* The optimizer's update of element i (emit_train.c; the C step and the CUDA kernels). */
+void train_emit_update_body(Emit *e, const TrainOptim *o, int dt);
 /* --train with a CUDA target (codegen/cuda/emit_cuda_train.c). */
 void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path);
 

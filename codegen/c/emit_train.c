@@ -108,22 +108,13 @@ void train_state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int
   *total = H + data;
 }
 
-/* One parameter's update, torch.optim's arithmetic in its order. */
-static void emit_update(Emit *e, TrainSpec *ts, TrainParam *p) {
-  const TrainOptim *o = &ts->opt;
-  const char *T = c_type(p->dtype);
-  int dt = p->dtype;
-  int64_t n = p->bytes / (int64_t)dtype_size(dt);
-  const char *it = n < 2147483647LL ? "long" : "long long";
-  ep(e, "/* %s */", p->name);
-  ep(e, "{");
-  ep(e, "%s *p = (%s *)(S + %lld);", T, T, (long long)p->off);
-  ep(e, "const %s *g = (const %s *)(A + %lld);", T, T, (long long)p->grad_off);
-  if (p->off_buf[0] >= 0) ep(e, "%s *m = (%s *)(S + %lld);", T, T, (long long)p->off_buf[0]);
-  if (p->off_buf[1] >= 0) ep(e, "%s *v = (%s *)(S + %lld);", T, T, (long long)p->off_buf[1]);
-  ep(e, "%s i;", it);
+/* The update of element i, torch.optim's arithmetic in its order, over p, g (gradient), m, v
+   (optimizer buffers), first (SGD: the first step), neg_step and bc2_sqrt (AdamW: -lr over the
+   first bias correction, the square root of the second).  The C step and the CUDA update
+   kernels (emit_cuda_train.c) share it. */
+void train_emit_update_body(Emit *e, const TrainOptim *o, int dt) {
+  const char *T = c_type(dt);
   if (o->kind == OPT_SGD) {
-    ep(e, "for (i = 0; i < %lld; i++) {", (long long)n);
     ep(e, "%s d = g[i];", T);
     if (o->weight_decay != 0) ep(e, "d = d + %s * p[i];", c_lit(e, dt, o->weight_decay));
     if (o->momentum != 0) {
@@ -135,16 +126,30 @@ static void emit_update(Emit *e, TrainSpec *ts, TrainParam *p) {
       else ep(e, "d = m[i];");
     }
     ep(e, "p[i] = p[i] + %s * d;", c_lit(e, dt, -o->lr));
-    ep(e, "}");
   } else {
     const char *sq = dt == DT_DOUBLE ? "sqrt" : "sqrtf";
-    ep(e, "for (i = 0; i < %lld; i++) {", (long long)n);
     if (o->weight_decay != 0) ep(e, "p[i] = p[i] * %s;", c_lit(e, dt, 1.0 - o->lr * o->weight_decay));
     ep(e, "m[i] = m[i] * %s + %s * g[i];", c_lit(e, dt, o->beta1), c_lit(e, dt, 1.0 - o->beta1));
     ep(e, "v[i] = v[i] * %s + %s * g[i] * g[i];", c_lit(e, dt, o->beta2), c_lit(e, dt, 1.0 - o->beta2));
     ep(e, "p[i] = p[i] + (%s)neg_step * m[i] / (%s(v[i]) / (%s)bc2_sqrt + %s);", T, sq, T, c_lit(e, dt, o->eps));
-    ep(e, "}");
   }
+}
+
+/* One parameter's update. */
+static void emit_update(Emit *e, TrainSpec *ts, TrainParam *p) {
+  const char *T = c_type(p->dtype);
+  int64_t n = p->bytes / (int64_t)dtype_size(p->dtype);
+  const char *it = n < 2147483647LL ? "long" : "long long";
+  ep(e, "/* %s */", p->name);
+  ep(e, "{");
+  ep(e, "%s *p = (%s *)(S + %lld);", T, T, (long long)p->off);
+  ep(e, "const %s *g = (const %s *)(A + %lld);", T, T, (long long)p->grad_off);
+  if (p->off_buf[0] >= 0) ep(e, "%s *m = (%s *)(S + %lld);", T, T, (long long)p->off_buf[0]);
+  if (p->off_buf[1] >= 0) ep(e, "%s *v = (%s *)(S + %lld);", T, T, (long long)p->off_buf[1]);
+  ep(e, "%s i;", it);
+  ep(e, "for (i = 0; i < %lld; i++) {", (long long)n);
+  train_emit_update_body(e, &ts->opt, p->dtype);
+  ep(e, "}");
   ep(e, "}");
 }
 

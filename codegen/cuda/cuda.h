@@ -49,6 +49,9 @@ void cu_launch(Cu *cu, int k, int64_t threads, int block, const CuArg *a, int na
 /* Device: `for (IT i = <thread>; i < n; i += <stride>) {` with IT int or long long. */
 void cu_grid_loop(Emit *e, const char *var, int64_t n);
 
+/* The file name of a path; s in upper case (header guards, macro prefixes). */
+const char *cu_base_name(const char *path);
+const char *cu_upper(Arena *a, const char *s);
 /* Writes `static const char *const P_parts[]`, the NVRTC source src in string pieces of whole
    lines (each under C99's 4095-character literal limit); returns the number of pieces. */
 int cu_source_parts(Ctx *ctx, Buf *cb, const Buf *src, const char *P);

@@ -54,8 +54,8 @@ def main():
             passed += 1
     # flags that do not go together with a valid model: status 1, one line naming the model
     good = os.path.join(HERE, "..", "models", "mlp_op11", "model.onnx")
-    for flags, want in ((["--target", "cuda", "--train", "--loss", "mse:output", "--optimizer", "sgd:lr=0.1"],
-                         "--train is not supported with --target cuda"),
+    for flags, want in ((["--target", "cuda", "--train", "--loss", "mse:output", "--optimizer", "sgd:lr=0.1", "--canary"],
+                         "--canary is not supported with --target cuda"),
                         (["--target", "cuda-nvrtc", "--weights", os.path.join(out, "w.bin")], "--weights does not apply"),
                         (["--target", "cuda", "--canary"], "--canary is not supported"),
                         (["--target", "cuda", "--threads", "2"], "--threads does not apply to --target cuda"),

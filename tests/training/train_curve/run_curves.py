@@ -27,19 +27,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "net.h"
-
-static unsigned char state[NET_STATE_BYTES] __attribute__((aligned(64)));
-static unsigned char state2[NET_STATE_BYTES] __attribute__((aligned(64)));
-static unsigned char arena[NET_TRAIN_ARENA_BYTES + 16] __attribute__((aligned(64)));
-static unsigned char iarena[NET_ARENA_BYTES + 16] __attribute__((aligned(64)));
-static unsigned char blob[NET_STATE_BLOB_BYTES + 16];
-
-static void *readf(const char *path, size_t *n) {
+READF = r"""static void *readf(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   void *p;
   long len;
@@ -53,6 +41,21 @@ static void *readf(const char *path, size_t *n) {
   if (n) *n = (size_t)len;
   return p;
 }
+"""
+
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "net.h"
+
+static unsigned char state[NET_STATE_BYTES] __attribute__((aligned(64)));
+static unsigned char state2[NET_STATE_BYTES] __attribute__((aligned(64)));
+static unsigned char arena[NET_TRAIN_ARENA_BYTES + 16] __attribute__((aligned(64)));
+static unsigned char iarena[NET_ARENA_BYTES + 16] __attribute__((aligned(64)));
+static unsigned char blob[NET_STATE_BLOB_BYTES + 16];
+
+@READF@
 
 int main(int argc, char **argv) {
   /* argv: x.bin y.bin steps batches out.bin state.bin other_state.bin */
@@ -120,20 +123,7 @@ HARNESS_CUDA = r"""
 
 static unsigned char blob[NET_STATE_BLOB_BYTES + 16];
 
-static void *readf(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  void *p;
-  long len;
-  if (!f) { perror(path); exit(2); }
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  p = malloc((size_t)len + 1);
-  if (fread(p, 1, (size_t)len, f) != (size_t)len) exit(2);
-  fclose(f);
-  if (n) *n = (size_t)len;
-  return p;
-}
+@READF@
 
 int main(int argc, char **argv) {
   /* argv: x.bin y.bin steps batches out.bin state.bin other_state.bin */
@@ -261,6 +251,8 @@ def build_cuda(target, w, build, cc):
     return exe
 
 
+HARNESS = HARNESS.replace("@READF@\n", READF)
+HARNESS_CUDA = HARNESS_CUDA.replace("@READF@\n", READF)
 CT = {np.dtype("float32"): "float", np.dtype("int64"): "int64_t"}
 
 
