@@ -374,7 +374,7 @@ static void i64_table(Emit *e, const char *name, const int64_t *v, int n) {
   for (int i = 0; i < n; i += 8) {
     Buf b = {0};
     for (int j = i; j < n && j < i + 8; j++) buf_printf(&b, "%s%s", c_lit_i(e, DT_INT64, v[j]), j + 1 < n ? ", " : "");
-    ep(e, "%s", b.p);
+    ep(e, "%s", b.p ? b.p : ""); /* never empty here; gcc -O3 cannot tell */
     buf_free(&b);
   }
   ep(e, "};");

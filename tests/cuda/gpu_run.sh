@@ -11,7 +11,8 @@
 # 2. the CUDA speed table (bench/cuda_speed.py --prebuilt): ResNet-18, MobileNetV2, the
 #    transformer encoder at batch 1 and 32 against PyTorch eager;
 # 3. the ONNX node suite (--target cuda-nvrtc): the one gpu_pack.sh packed (build/onnx-data,
-#    the onnx wheel this project pins), else this machine's onnx package's;
+#    the onnx wheel this project pins), else this machine's onnx package's; then the other
+#    three suites (pytorch-converted, pytorch-operator, simple) when packed;
 # 4. --train --target cuda-nvrtc: the training curves against torch.optim (built there: needs cc).
 # Logs go to OUTDIR; each stage has a time limit so that one hang cannot eat the lease.
 set -u
@@ -64,6 +65,16 @@ ONNXC_RUN_TIMEOUT=60 timeout 240 python3 tests/conformance/run.py --target cuda-
 echo "status $?"; tail -n 1 "$O/node.log"
 echo "streamed: $(grep -c '^PASS' "$O/node_stream.log") passed, $(grep -c '^FAIL' "$O/node_stream.log") failed"
 grep '^FAIL' "$O/node_stream.log" | cut -c1-220 | head -n 60
+for s in pytorch-converted pytorch-operator simple; do
+  [ -d "gpu/suites/$s" ] || continue
+  stage "ONNX $s cases, --target cuda-nvrtc"
+  ONNXC_RUN_TIMEOUT=60 timeout 120 python3 tests/conformance/run.py --target cuda-nvrtc --build gpu/build "gpu/data/$s" \
+    --prefix "onnx123/$s/" --ratchet tests/conformance/ratchet.txt --use-build "gpu/suites/$s" -j "$J" \
+    --log "$O/suites_stream.log" >"$O/suite.log" 2>&1
+  echo "status $?"; grep -v '^PASS' "$O/suite.log" | tail -n 20
+  cat "$O/suite.log" >>"$O/suites.log"
+  rm -f "$O/suite.log"
+done
 fi
 if want train; then
 stage "training curves, --train --target cuda-nvrtc"
