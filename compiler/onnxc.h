@@ -782,10 +782,15 @@ void emit_graph_impl(Emit *e, Graph *g, const char *fname, int *nconst);
 void emit_multi_end(Emit *e, size_t tpl_at);
 void emit_c_const(Emit *e, Value *v);
 /* codegen/c/emit_train.c: net.c and net.h of --train. */
+/* Writes b to path (fails with one error line). */
+void emit_write_file(Ctx *ctx, const char *path, const Buf *b);
 void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path);
 /* The saved-state format's header (emit_train.c; checksum and step count zero): H bytes of
    header, total bytes of a saved state.  The CUDA training driver writes the same format. */
 void train_state_header(Ctx *ctx, TrainSpec *ts, Buf *h, int64_t *hdr_bytes, int64_t *total);
+/* The initial values of the parameters and running statistics as static arrays (emit_train.c);
+   returns their C names, in state order. */
+const char **train_emit_inits(Emit *e, TrainSpec *ts);
 /* The optimizer's update of element i (emit_train.c; the C step and the CUDA kernels). */
 void train_emit_update_body(Emit *e, const TrainOptim *o, int dt);
 /* --train with a CUDA target (codegen/cuda/emit_cuda_train.c). */

@@ -816,10 +816,11 @@ static void splice_templates(Emit *e, Buf *b, size_t at) {
   *b = out;
 }
 
-static void write_file(Ctx *ctx, const char *path, Buf *b) {
+void emit_write_file(Ctx *ctx, const char *path, const Buf *b) {
   FILE *f = fopen(path, "wb");
   if (!f) fail(ctx, "cannot write '%s'", path);
-  if (fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0) fail(ctx, "cannot write '%s'", path);
+  bool ok = fwrite(b->p ? b->p : "", 1, b->len, f) == b->len;
+  if (fclose(f) != 0 || !ok) fail(ctx, "cannot write '%s'", path);
 }
 
 static const char *upper(Arena *a, const char *s) {
@@ -956,7 +957,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     buf_free(hb);
     *hb = fixed;
   }
-  write_file(ctx, h_path, hb);
+  emit_write_file(ctx, h_path, hb);
   buf_free(hb);
   if (nconst) buf_puts(cb, "\n");
   emit_node_fns(&e, g);
@@ -1030,7 +1031,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
     buf_free(protob);
     buf_free(paramsb);
     buf_free(argsb);
-    write_file(ctx, c_path, cb);
+    emit_write_file(ctx, c_path, cb);
     buf_free(cb);
     return;
   }
@@ -1067,7 +1068,7 @@ void emit_c_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   buf_printf(cb, "const onnxc_model %s_model = {\n  \"%s\", %d, %d, %s, %s, %s_ARENA_BYTES, %s_run_generic, %zu, %s_run_dims\n};\n",
              P, P, g->inputs.n, g->outputs.n, g->inputs.n ? arena_printf(a, "%s_inputs", P) : "0",
              g->outputs.n ? arena_printf(a, "%s_outputs", P) : "0", UP, P, ctx->align, P);
-  write_file(ctx, c_path, cb);
+  emit_write_file(ctx, c_path, cb);
   buf_free(cb);
 }
 

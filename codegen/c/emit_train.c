@@ -160,6 +160,26 @@ static const char *tensor_comment(Arena *a, Value *v) {
   return arena_printf(a, "%s %s%s", v->name, dtype_name(v->dtype), shape_str(a, v));
 }
 
+const char **train_emit_inits(Emit *e, TrainSpec *ts) {
+  Arena *a = &e->ctx->arena;
+  int np = ts->n_params, ns = np + ts->n_stats;
+  const char **names = arena_alloc(a, sizeof(char *) * (size_t)(ns + 1));
+  for (int i = 0; i < ns; i++) {
+    TrainParam *p = bound(ts, i);
+    Value *v = arena_alloc(a, sizeof *v);
+    v->name = p->name;
+    v->dtype = p->dtype;
+    v->rank = p->rank;
+    v->typed = true;
+    memcpy(v->dims, p->dims, sizeof v->dims);
+    v->data = p->init;
+    v->cname = names[i] = arena_printf(a, "init%d_%s", i, ident(a, p->name));
+    buf_puts(e->out, i < np ? "/* initial value of parameter */ " : "/* initial value of running statistic */ ");
+    emit_c_const(e, v);
+  }
+  return names;
+}
+
 void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_path) {
   Arena *a = &ctx->arena;
   const char *P = ctx->prefix, *UP = upper(a, P);
@@ -245,12 +265,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
                  "extern const onnxc_tensor_info %s_params[%s_N_PARAMS];\n"
                  "extern const size_t %s_param_offsets[%s_N_PARAMS];\n\n", P, UP, P, UP);
   buf_printf(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
-  {
-    FILE *f = fopen(h_path, "wb");
-    if (!f) fail(ctx, "cannot write '%s'", h_path);
-    bool ok = fwrite(h->p, 1, h->len, f) == h->len;
-    if (fclose(f) != 0 || !ok) fail(ctx, "cannot write '%s'", h_path);
-  }
+  emit_write_file(ctx, h_path, h);
 
   /* ---- C file ---- */
   Buf *cb = &ctx->emit_bufs[0];
@@ -260,19 +275,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   buf_printf(cb, "#include \"%s\"\n\n", hbase);
   size_t tpl_at = emit_multi_begin(&e);
   int nconst = 0;
-  for (int i = 0; i < ns; i++) {
-    TrainParam *p = bound(ts, i);
-    Value *v = arena_alloc(a, sizeof *v);
-    v->name = p->name;
-    v->dtype = p->dtype;
-    v->rank = p->rank;
-    v->typed = true;
-    memcpy(v->dims, p->dims, sizeof v->dims);
-    v->data = p->init;
-    v->cname = arena_printf(a, "init%d_%s", i, ident(a, p->name));
-    buf_puts(cb, i < np ? "/* initial value of parameter */ " : "/* initial value of running statistic */ ");
-    emit_c_const(&e, v);
-  }
+  train_emit_inits(&e, ts);
   buf_puts(cb, "\n/* ---- the training step's graph ---- */\n\n");
   emit_graph_impl(&e, tg, "train_graph", &nconst);
   buf_puts(cb, "/* ---- the inference graph ---- */\n\n");
@@ -437,12 +440,7 @@ void emit_c_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_pat
   buf_puts(cb, "};\n");
 
   emit_multi_end(&e, tpl_at);
-  {
-    FILE *f = fopen(c_path, "wb");
-    if (!f) fail(ctx, "cannot write '%s'", c_path);
-    bool ok = fwrite(cb->p, 1, cb->len, f) == cb->len;
-    if (fclose(f) != 0 || !ok) fail(ctx, "cannot write '%s'", c_path);
-  }
+  emit_write_file(ctx, c_path, cb);
   buf_free(cb);
   buf_free(h);
   buf_free(hdr);

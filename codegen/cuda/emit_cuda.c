@@ -43,12 +43,6 @@ const char *cu_upper(Arena *a, const char *s) {
   return u;
 }
 
-static void write_file(Ctx *ctx, const char *path, Buf *b) {
-  FILE *f = fopen(path, "wb");
-  if (!f) fail(ctx, "cannot write '%s'", path);
-  if (fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0) fail(ctx, "cannot write '%s'", path);
-}
-
 /* ---- storage expressions and kernels (used by ops_cuda.c too) -------------------------- */
 
 const char *cu_ptr(Cu *cu, Value *v, bool as_const) {
@@ -501,7 +495,7 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   buf_printf(hb, "const char *%s_cuda_error(%s_cuda *ctx);\n\n", P, P);
   buf_printf(hb, "extern const onnxc_cuda_model %s_cuda_model;\n\n", P);
   buf_printf(hb, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
-  write_file(ctx, h_path, hb);
+  emit_write_file(ctx, h_path, hb);
 
   /* ---- the file ---- */
   Buf *cb = &ctx->emit_bufs[0];
@@ -639,7 +633,7 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
                  "  &%s_kernels\n};\n",
              P, P, nin, nout, nin ? arena_printf(a, "%s_inputs", P) : "0", nout ? arena_printf(a, "%s_outputs", P) : "0", UP,
              UP, P, P, P, P, P, P, P, P);
-  write_file(ctx, c_path, cb);
+  emit_write_file(ctx, c_path, cb);
   buf_free(&params);
   buf_free(&args);
 }

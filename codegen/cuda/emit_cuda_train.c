@@ -203,12 +203,7 @@ void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_
   buf_printf(hb, "/* The update kernels (tools: NVRTC checks); the graphs' are in %s_cuda_model and\n"
                  "   %s_cuda_model. */\nextern const onnxc_cuda_kernels %s_cuda_train_kernels;\n\n", PS, PI, P);
   buf_printf(hb, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
-  {
-    FILE *f = fopen(h_path, "wb");
-    if (!f) fail(ctx, "cannot write '%s'", h_path);
-    bool ok = fwrite(hb->p, 1, hb->len, f) == hb->len;
-    if (fclose(f) != 0 || !ok) fail(ctx, "cannot write '%s'", h_path);
-  }
+  emit_write_file(ctx, h_path, hb);
 
   /* ---- the driver file ---- */
   Buf *cb = &ctx->emit_bufs[0];
@@ -223,20 +218,7 @@ void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_
   if (nvrtc) nparts = cu_source_parts(ctx, cb, db, arena_printf(a, "%s_train", P));
   else buf_put(cb, db->p, db->len);
   buf_puts(cb, "\n/* ---- host code ---- */\n\n");
-  /* initial values */
-  for (int i = 0; i < ns; i++) {
-    TrainParam *p = bound(ts, i);
-    Value *v = arena_alloc(a, sizeof *v);
-    v->name = p->name;
-    v->dtype = p->dtype;
-    v->rank = p->rank;
-    v->typed = true;
-    memcpy(v->dims, p->dims, sizeof v->dims);
-    v->data = p->init;
-    v->cname = arena_printf(a, "%s_init%d", P, i);
-    buf_puts(cb, i < np ? "/* initial value of parameter */ " : "/* initial value of running statistic */ ");
-    emit_c_const(&e, v);
-  }
+  const char **init = train_emit_inits(&e, ts); /* initial values */
   buf_printf(cb, "\nstatic const char *const %s_train_knames[] = {", P);
   for (int i = 0; i < np; i++) buf_printf(cb, "%s\n  \"%s_upd%d\"", i ? "," : "", P, i);
   buf_printf(cb, "%s};\n", np ? "\n" : "0");
@@ -279,8 +261,8 @@ void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_
   ep(&e, "ONNXC_CUDA_TRY(onnxc_cuda_zero(&c->rt, c->rt.dev, %lld));", (long long)ts->state_bytes);
   for (int i = 0; i < ns; i++)
     if (bound(ts, i)->bytes)
-      ep(&e, "ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->rt.dev + %lld, %s_init%d, %lld, 0));", (long long)bound(ts, i)->off, P,
-         i, (long long)bound(ts, i)->bytes);
+      ep(&e, "ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->rt.dev + %lld, %s, %lld, 0));", (long long)bound(ts, i)->off, init[i],
+         (long long)bound(ts, i)->bytes);
   ep(&e, "c->steps = 0;");
   ep(&e, "return onnxc_cuda_sync(&c->rt);");
   e.indent = 0;
@@ -451,11 +433,6 @@ void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_
              "  if (c->part == 2 && c->infer) return %s_cuda_model.error(c->infer);\n"
              "  return onnxc_cuda_error(&c->rt);\n}\n",
              P, P, PS, PI);
-  {
-    FILE *f = fopen(c_path, "wb");
-    if (!f) fail(ctx, "cannot write '%s'", c_path);
-    bool ok = fwrite(cb->p, 1, cb->len, f) == cb->len;
-    if (fclose(f) != 0 || !ok) fail(ctx, "cannot write '%s'", c_path);
-  }
+  emit_write_file(ctx, c_path, cb);
   reset_bufs(ctx);
 }
