@@ -307,13 +307,18 @@ def gpu_missing(work, cc, include, rt_cuda):
     return "no CUDA device" if rc else None
 
 
-def build_cuda(tools, src, exe, name=""):
+def build_cuda(tools, src, exe, name="", key=""):
     """Builds the generated .cu (.c for cuda-nvrtc) with its harness; returns (rc, message).
-    With --use-build, takes the executable that --save-build stored for this case instead."""
+    With --use-build, takes the executable that --save-build stored for this case instead,
+    when it was built for the same compile-time inputs (key)."""
     if tools.use_build:
-        pre = os.path.join(tools.use_build, name, "model")
-        if not os.path.exists(pre):
-            return 1, f"no prebuilt executable {pre}"
+        pre = None
+        for kf in sorted(glob.glob(os.path.join(tools.use_build, name, "model*.key"))):
+            with open(kf) as fh:
+                if fh.read() == key:
+                    pre = kf[:-4]
+        if pre is None:
+            return 1, f"no executable in {os.path.join(tools.use_build, name)} built for these compile-time inputs"
         if os.path.lexists(exe):
             os.remove(exe)
         os.symlink(os.path.abspath(pre), exe)  # not a copy: a write fd that a concurrent fork
@@ -450,13 +455,19 @@ def run_case(case_dir, tools, keep):
                         return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
                 if tools.target != "c":
-                    rc, msg = build_cuda(tools, c_path, exe, name)
+                    # the key without where the data lie (prebuilt here, run on another machine)
+                    pkey = repr((tuple((k, os.path.relpath(v, case_dir)) for k, v in key[0]),) + key[1:])
+                    rc, msg = build_cuda(tools, c_path, exe, name, pkey)
                     if rc != 0:
                         return name, False, f"build: {first_line(msg)}"
                     built_for = key
-                    if tools.save_build:
-                        os.makedirs(os.path.join(tools.save_build, name), exist_ok=True)
-                        shutil.copy(exe, os.path.join(tools.save_build, name, "model"))
+                    if tools.save_build:  # one executable per distinct set of compile-time inputs
+                        d = os.path.join(tools.save_build, name)
+                        os.makedirs(d, exist_ok=True)
+                        i = len(glob.glob(os.path.join(d, "model*.key")))
+                        shutil.copy(exe, os.path.join(d, f"model{i}"))
+                        with open(os.path.join(d, f"model{i}.key"), "w") as fh:
+                            fh.write(pkey)
                     break
                 rc, msg = run_cmd([tools.cc] + CFLAGS + tools.cflags + ["-I", tools.include, "-c", c_path, "-o", c_path + ".o"])
                 if rc != 0:
@@ -469,7 +480,7 @@ def run_case(case_dir, tools, keep):
             else:
                 return name, False, "compile: too many compile-time inputs"
             if tools.save_build:  # built for another machine: nothing runs here
-                break
+                continue
             args = tools.wrapper + [exe, work]
             if WEIGHTS_FILE:
                 args.append("__weights=" + os.path.join(work, "weights.bin"))
@@ -681,7 +692,8 @@ def main():
                          "compiled by NVRTC at create, run on the GPU; "
                          "cuda-emu: the .cu built with g++ and run on the CPU (tests/cuda/emu)")
     ap.add_argument("--save-build", default=None, metavar="DIR",
-                    help="CUDA targets: build each case's executable into DIR/CASE/model and run nothing "
+                    help="CUDA targets: build each case's executables (one per distinct set of compile-time "
+                         "inputs of its data sets) into DIR/CASE/modelN (+ .key) and run nothing "
                          "(no GPU needed), for --use-build on a GPU machine")
     ap.add_argument("--use-build", default=None, metavar="DIR",
                     help="CUDA targets: run the executables that --save-build stored in DIR instead of "

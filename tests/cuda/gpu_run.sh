@@ -28,7 +28,7 @@ for lib in libcublas.so.13 libnvrtc.so.13 libcudart.so.13; do
 done
 export LD_LIBRARY_PATH
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-ldd gpu/fixtures/lenet_op12/model | grep -E 'not found|cublas|cudart|nvrtc'
+ldd gpu/fixtures/lenet_op12/model0 | grep -E 'not found|cublas|cudart|nvrtc'
 
 export PYTHONUNBUFFERED=1
 J=$(nproc)
