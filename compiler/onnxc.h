@@ -758,6 +758,9 @@ void emit_par_end(Emit *e, int n);
 /* Includes templates/<name>.h in this model's C file, once, after templates/common.h (kernel
    helpers shared by node functions). */
 void emit_use_template(Emit *e, const char *name);
+/* Does n's C function return a status (OPF_STATUS rows, string makers, If/Loop/Scan nodes whose
+   subgraphs run such a node)? */
+bool node_returns_status(const Node *n);
 
 /* Static const tables inside a node function (lookup tables computed by the compiler). */
 void emit_itab(Emit *e, const char *name, const int64_t *v, int64_t n);

@@ -196,7 +196,10 @@ static Value *copy_of(Ctx *ctx, Graph *g, Value *v, const char *name) {
   id->inputs[0] = v;
   id->opset = ctx->opset > 0 ? ctx->opset : 17;
   Value *y = graph_new_value(ctx, g, name);
-  if (!strcmp(v->name, y->name)) y->name = arena_printf(&ctx->arena, "%s:out", name);
+  if (!strcmp(v->name, y->name)) { /* the port's name goes to the output (the CUDA targets' flat names) */
+    if (v->kind == VAL_INTERMEDIATE && !v->is_output) v->name = arena_printf(&ctx->arena, "%s:src", name);
+    else y->name = arena_printf(&ctx->arena, "%s:out", name);
+  }
   id->outputs[0] = y;
   y->producer = id;
   infer_node(ctx, id);

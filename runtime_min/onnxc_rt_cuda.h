@@ -27,6 +27,11 @@
  * kernels one by one; later runs replay a CUDA graph captured from the schedule (recaptured
  * when run is given other device pointers than the captured ones), unless opt->no_graphs.
  *
+ * A node that fails at run time (ImageDecoder on bytes that are not an image of the compiled
+ * size, OptionalGetElement of an empty optional) sets the run's status word on the device (the
+ * first failure wins; later kernels still run, and the outputs are then unspecified):
+ * run_host returns that status, and after run net_cuda_sync does.
+ *
  * Outputs whose size depends on data (NonZero, Unique, ...) are written within their
  * compile-time bound; net_cuda_output_dims waits for the last run and gives the actual dims
  * (the static dims for the other outputs).

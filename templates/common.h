@@ -24,6 +24,8 @@ typedef unsigned long long uintptr_t;
 #define UINT64_MAX 18446744073709551615ULL
 #define INFINITY __builtin_bit_cast(float, 0x7f800000u)
 #define NAN __builtin_bit_cast(float, 0x7fc00000u)
+/* the run-time statuses device code returns (values as in onnxc_rt.h, which NVRTC does not see) */
+enum { ONNXC_OK = 0, ONNXC_ERR_SHAPE = 9, ONNXC_ERR_EMPTY = 10, ONNXC_ERR_IMAGE = 11 };
 #else
 #include <math.h>
 #include <stdint.h>

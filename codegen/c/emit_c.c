@@ -551,12 +551,12 @@ static const char *fn_name(Emit *e, const Node *n) {
 
 /* Does n's function return a status?  Rows flagged OPF_STATUS and string makers do, and so do
    If/Loop/Scan nodes whose subgraphs run such a node (the status leaves through them). */
-static bool returns_status(const Node *n) {
+bool node_returns_status(const Node *n) {
   if ((n->def->flags & OPF_STATUS) || n->str_heap) return true;
   for (int k = 0; k < n->n_attrs; k++) {
     Graph *g = n->attrs[k].g;
     for (int s = 0; g && s < g->sched.n; s++)
-      if (!((Node *)g->sched.v[s])->elided && returns_status(g->sched.v[s])) return true;
+      if (!((Node *)g->sched.v[s])->elided && node_returns_status(g->sched.v[s])) return true;
   }
   return false;
 }
@@ -581,7 +581,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
   buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : "",
-             returns_status(n) ? "int" : "void", fn_name(e, n));
+             node_returns_status(n) ? "int" : "void", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -615,7 +615,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   if (n->str_heap) ep(e, "(void)H;");
   ep(e, "(void)W;");
   n->def->emit_c(e, n);
-  if (returns_status(n) && !(n->def->flags & OPF_STATUS) && !n->str_heap) ep(e, "return ONNXC_OK;");
+  if (node_returns_status(n) && !(n->def->flags & OPF_STATUS) && !n->str_heap) ep(e, "return ONNXC_OK;");
   e->indent = 0;
   buf_puts(e->out, "}\n\n");
 }
@@ -699,7 +699,7 @@ static void emit_calls(Emit *e, const Env *env) {
     }
     buf_printf(&call, "%s%s)", first ? "" : ", ",
                n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
-    if (returns_status(n)) {
+    if (node_returns_status(n)) {
       /* a status ends the run (from a subgraph, through its owner's function) */
       if (env->owner && custom_op_of(n)) fail_node(e->ctx, n, "custom ops inside If/Loop/Scan bodies are not supported");
       ep(e, "{ const int st = %s; if (st != ONNXC_OK) return st; }", call.p);

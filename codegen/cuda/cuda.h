@@ -31,6 +31,7 @@ typedef struct Cu {
   int64_t *wconst_off;      /* per value id: offset of a constant in the device weights, or -1 */
   int64_t dims_off;         /* device offset of the dims slots of data-dependent values */
   int n_dims_slots;
+  bool uses_status;         /* a node function returns a status: the device status word */
   bool uses_arena, uses_weights; /* the schedule reads A / Wd */
 } Cu;
 

@@ -183,12 +183,20 @@ static void emit_generic(Cu *cu, Node *n) {
   }
   a[na++] = (CuArg){"unsigned char *", "W",
                     n->scratch_bytes > 0 ? cu_arena(cu, n->scratch_offset) : "(unsigned char *)0"};
+  /* a function that returns a status (ImageDecoder, OptionalGetElement, a subgraph running
+     one): the first non-zero status of a run goes to the device status word */
+  bool status = node_returns_status(n);
+  if (status) {
+    a[na++] = (CuArg){"int *", "S", "(int *)(R->dev + STATUS_OFF)"};
+    cu->uses_status = true;
+  }
   int k = cu_kernel_open(cu, n, par ? NULL : "serial", a, na);
   Buf call = {0};
-  buf_printf(&call, "%s(", node_fn_name(&cu->dev, n));
-  for (int i = 0; i < na; i++) buf_printf(&call, "%s%s", i ? ", " : "", a[i].name);
+  buf_printf(&call, "%s%s(", status ? "const int st_ = " : "", node_fn_name(&cu->dev, n));
+  for (int i = 0; i < na - (status ? 1 : 0); i++) buf_printf(&call, "%s%s", i ? ", " : "", a[i].name);
   buf_puts(&call, ");");
   ep(&cu->dev, "%s", call.p);
+  if (status) ep(&cu->dev, "if (st_) atomicCAS(S, 0, st_);");
   buf_free(&call);
   cu_kernel_close(cu);
   ep(h, "/* %s '%s' (%s) */", n->op_type, n->name, par ? "parallel loop" : "one thread");
@@ -338,26 +346,13 @@ uint64_t cu_fnv1a(const char *p, size_t n) {
 
 static const char *ctype_or_void(int dt) { return c_type(dt) ? c_type(dt) : "void"; }
 
-/* Sequences and optionals: the CUDA entry points take plain device tensors.  A sequence output
-   is returned as one output per item ("name[k]"); sequence and optional inputs, optional
-   outputs and optionals whose presence is decided at run time are refused. */
-static void refuse_structure(Ctx *ctx, Graph *g) {
-  if (g->in_ports) fail(ctx, "sequence and optional inputs are not supported by the CUDA backend (--target %s)",
-                        ctx->target == TARGET_CUDA ? "cuda" : "cuda-nvrtc");
-  for (int i = 0; i < g->n_out_ports; i++)
-    if (g->out_ports[i].kind & PORT_OPTIONAL)
-      fail(ctx, "output '%s' is an optional; optional outputs are not supported by the CUDA backend", g->out_ports[i].name);
-  for (int s = 0; s < g->sched.n; s++) {
-    Node *n = g->sched.v[s];
-    if (is_opt_copy(n)) fail_node(ctx, n, "optionals whose presence is decided at run time are not supported by the CUDA backend");
-    for (int k = 0; k < n->n_attrs; k++)
-      if (n->attrs[k].g) refuse_structure(ctx, n->attrs[k].g);
-  }
-}
+/* Sequences and optionals (compiler/ports.c): the CUDA entry points take and return their
+   flat tensors -- a sequence as one tensor per item (NAME[k]), an optional as its flag
+   (NAME.has_value, one bool) and its content (NAME.value, or the items).  OptionalGetElement of
+   an empty optional reports ONNXC_ERR_EMPTY through the status word. */
 
 void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path) {
   Arena *a = &ctx->arena;
-  refuse_structure(ctx, g);
   const char *P = ctx->prefix, *UP = cu_upper(a, P);
   Cu cu = {.ctx = ctx, .g = g, .nvrtc = ctx->target == TARGET_CUDA_NVRTC};
   Buf *db = &ctx->emit_bufs[2], *hostb = &ctx->emit_bufs[3];
@@ -452,7 +447,9 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     if (!src) src = cu_ptr(&cu, v, true);
     ep(h, "ONNXC_CUDA_TRY(onnxc_cuda_copy(R, %s, %s, %lld, 2));", cu.out_names[i], src, (long long)value_bytes(v));
   }
-  int64_t dev_bytes = cu.dims_off + (int64_t)(cu.n_dims_slots > 0 ? cu.n_dims_slots : 1) * 8 * ONNXC_MAX_RANK;
+  /* the status word after the dims slots */
+  int64_t status_off = cu.dims_off + (int64_t)(cu.n_dims_slots > 0 ? cu.n_dims_slots : 1) * 8 * ONNXC_MAX_RANK;
+  int64_t dev_bytes = status_off + 8;
   emit_templates_splice(&cu.dev, db, tpl_at);
   int nk = cu.knames.n;
 
@@ -517,8 +514,10 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     buf_put(cb, wb->p, wb->len);
     buf_puts(cb, "\n");
   }
-  buf_printf(cb, "#define ARENA_OFF %lld\n#define DEVICE_BYTES %lld\n\n", (long long)arena_off, (long long)dev_bytes);
-  buf_printf(cb, "struct %s_cuda {\n  onnxc_cuda_rt rt;\n  const void *kernels[%d];\n};\n\n", P, nk ? nk : 1);
+  buf_printf(cb, "#define ARENA_OFF %lld\n#define STATUS_OFF %lld\n#define DEVICE_BYTES %lld\n\n", (long long)arena_off,
+             (long long)status_off, (long long)dev_bytes);
+  buf_printf(cb, "struct %s_cuda {\n  onnxc_cuda_rt rt;\n  const void *kernels[%d];\n"
+                 "  int status; /* the last run's status word (the context is pinned memory) */\n};\n\n", P, nk ? nk : 1);
   buf_printf(cb, "static const char *const %s_knames[] = {", P);
   for (int i = 0; i < nk; i++) buf_printf(cb, "%s\n  \"%s\"", i ? "," : "", (const char *)cu.knames.v[i]);
   buf_printf(cb, "%s};\n", nk ? "\n" : "0");
@@ -551,7 +550,9 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     buf_printf(cb, "  %s *%s = (%s *)out[%d];\n  (void)%s;\n", ctype_or_void(v->dtype), cu.out_names[i],
                ctype_or_void(v->dtype), i, cu.out_names[i]);
   }
+  if (cu.uses_status) buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_zero(R, R->dev + STATUS_OFF, sizeof(int)));\n");
   if (hostb->len) buf_put(cb, hostb->p, hostb->len);
+  if (cu.uses_status) buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(R, &c->status, R->dev + STATUS_OFF, sizeof(int), 1));\n");
   buf_printf(cb, "  return ONNXC_OK;\n}\n\n");
   /* create / destroy */
   buf_printf(cb, "int %s_cuda_create(%s_cuda **ctx, const onnxc_cuda_options *opt) {\n", P, P);
@@ -591,7 +592,7 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int i = 0; i < nout; i++)
     buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, out[%d], c->rt.dev + %lld, %lld, 1));\n", i,
                (long long)out_stage[i], (long long)value_bytes(g->outputs.v[i]));
-  buf_printf(cb, "  return onnxc_cuda_sync(&c->rt);\n}\n\n");
+  buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_sync(&c->rt));\n  return c->status;\n}\n\n");
   /* typed entries */
   for (int host = 0; host < 2; host++) {
     buf_printf(cb, "int %s_cuda_run%s(%s_cuda *ctx%s) {\n", P, host ? "_host" : "", P, pp);
@@ -600,7 +601,8 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     for (int i = 0; i < nout; i++) buf_printf(cb, "  out[%d] = %s;\n", i, cu.out_names[i]);
     buf_printf(cb, "  return %s_run%s_io(ctx, in, out);\n}\n\n", P, host ? "_host" : "");
   }
-  buf_printf(cb, "int %s_cuda_sync(%s_cuda *ctx) {\n  if (!ctx) return ONNXC_ERR_NULL;\n  return onnxc_cuda_sync(&ctx->rt);\n}\n\n", P, P);
+  buf_printf(cb, "int %s_cuda_sync(%s_cuda *ctx) {\n  if (!ctx) return ONNXC_ERR_NULL;\n"
+                 "  ONNXC_CUDA_TRY(onnxc_cuda_sync(&ctx->rt));\n  return ctx->status;\n}\n\n", P, P);
   /* output dims and the descriptor's tensor infos */
   emit_tensor_infos(cb, &g->outputs, P, "out", "outputs");
   emit_tensor_infos(cb, &g->inputs, P, "in", "inputs");

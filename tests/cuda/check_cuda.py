@@ -67,17 +67,19 @@ def compile_case(onnxc, case_dir, out_c, name, target):
         for j, f in enumerate(files):
             v = conf.parse_val(open(f, "rb").read(), types[j] if j < len(types) else None)
             by_name[names[j] if j < len(names) else (v.t.name if v.t is not None else f"input_{j}")] = (f, v)
-    const, dims = {}, {}
+    const, dims, seqs = {}, {}, {}
     for _ in range(8):
         cmd = [onnxc, model_path, "--target", target, "-o", out_c, "--name", name] + flags
         for k, v in const.items():
             cmd += ["--const-input", f"{k}={v}"]
         for k, v in dims.items():
             cmd += ["--dim", f"{k}={v}"]
+        for k, v in seqs.items():
+            cmd += ["--seq-input", f"{k}={v}"]
         rc, msg = sh(cmd, timeout=300)
         if rc == 0:
             return True, ""
-        if conf.bind_for_retry(msg, model, by_name, const, dims):
+        if conf.bind_for_retry(msg, model, by_name, const, dims, seqs):
             continue
         return False, "onnxc: " + conf.first_line(msg)
     return False, "onnxc: too many compile-time inputs"
@@ -102,8 +104,8 @@ def cmd_nvrtc(args):
     if args.ratchet:
         listed = {l.strip() for l in open(args.ratchet) if l.strip() and not l.startswith("#")}
         cases = [c for c in cases if args.prefix + os.path.basename(c.rstrip("/")) in listed]
-    # no string tensors, sequence or optional inputs in CUDA code
-    cases = [c for c in cases if not conf.uses_strings(c) and not conf.uses_structure(c)]
+    # no string tensors in CUDA code
+    cases = [c for c in cases if not conf.uses_strings(c)]
     if args.every > 1:
         cases = cases[::args.every]
     if args.cover:

@@ -6,7 +6,12 @@
  *                                   raw bytes in FILE, runs the model through its
  *                                   onnxc_cuda_model descriptor (model_cuda_model: compile
  *                                   with --name model) and writes DIR/out_K.bin and
- *                                   DIR/out_K.dims for every output K.
+ *                                   DIR/out_K.dims for every output K, and the outputs'
+ *                                   names, one per line, to DIR/outputs.txt.
+ * Sequences and optionals are flat tensors on the CUDA targets: NAME=FILE of a sequence input
+ * fills its items NAME[0], NAME[1], ... in turn from FILE's bytes; of an optional input it sets
+ * NAME.has_value to 1 and fills NAME.value (or the items); NAME=- sets NAME.has_value to 0 and
+ * the content to zeros.
  * The model runs three times with run_host: launched kernel by kernel, then captured into a
  * CUDA graph and launched, then replayed; the graph's two results must be byte-identical and
  * equal to the first run's up to float rounding (1e-5 of the largest value).  Exits 77
@@ -22,6 +27,71 @@
 #include "../conformance/read_all.h"
 
 extern const onnxc_cuda_model model_cuda_model;
+
+static int input_index(const onnxc_cuda_model *m, const char *name) {
+  for (int j = 0; j < m->n_inputs; j++)
+    if (!strcmp(m->inputs[j].name, name)) return j;
+  return -1;
+}
+
+/* Binds the flat inputs of sequence or optional port NAME (see above); 0 on success. */
+static int bind_port(const onnxc_cuda_model *m, const char *name, const char *file, const void **in) {
+  char buf[1024];
+  int items[1024], n = 0, has;
+  snprintf(buf, sizeof buf, "%s.has_value", name);
+  has = input_index(m, buf);
+  snprintf(buf, sizeof buf, "%s.value", name);
+  if (has >= 0 && input_index(m, buf) >= 0) items[n++] = input_index(m, buf);
+  for (;;) {
+    snprintf(buf, sizeof buf, "%s[%d]", name, n);
+    int k = input_index(m, buf);
+    if (k < 0 || n == 1024) break;
+    items[n++] = k;
+  }
+  size_t len = 0, at = 0;
+  unsigned char *p = NULL;
+  if (has < 0 && n == 0) { /* an empty sequence has no flat inputs */
+    if (strcmp(file, "-") && (p = read_all(file, &len)) && len == 0) {
+      free(p);
+      return 0;
+    }
+    fprintf(stderr, "no input named %s\n", name);
+    return 2;
+  }
+  if (!strcmp(file, "-")) {
+    if (has < 0) {
+      fprintf(stderr, "input %s is not an optional\n", name);
+      return 2;
+    }
+  } else if (!(p = read_all(file, &len))) {
+    fprintf(stderr, "cannot read %s\n", file);
+    return 2;
+  }
+  if (has >= 0) {
+    unsigned char *flag = calloc(1, 1);
+    flag[0] = p != NULL;
+    in[has] = flag;
+  }
+  for (int i = 0; i < n; i++) {
+    size_t b = onnxc_tensor_bytes(&m->inputs[items[i]]);
+    unsigned char *q = calloc(b + 1, 1);
+    if (p) {
+      if (at + b > len) {
+        fprintf(stderr, "input %s: %zu bytes given, fewer than its items take\n", name, len);
+        return 3;
+      }
+      memcpy(q, p + at, b);
+    }
+    at += b;
+    in[items[i]] = q;
+  }
+  if (p && at != len) {
+    fprintf(stderr, "input %s: %zu bytes given, its items take %zu\n", name, len, at);
+    return 3;
+  }
+  free(p);
+  return 0;
+}
 
 int main(int argc, char **argv) {
   const onnxc_cuda_model *m = &model_cuda_model;
@@ -39,12 +109,11 @@ int main(int argc, char **argv) {
       return 2;
     }
     *eq = 0;
-    int k = -1;
-    for (int j = 0; j < m->n_inputs; j++)
-      if (!strcmp(m->inputs[j].name, argv[i])) k = j;
+    int k = input_index(m, argv[i]);
     if (k < 0) {
-      fprintf(stderr, "no input named %s\n", argv[i]);
-      return 2;
+      int st = bind_port(m, argv[i], eq + 1, in);
+      if (st) return st;
+      continue;
     }
     size_t len;
     void *p = read_all(eq + 1, &len);
@@ -91,6 +160,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "run %d failed: %s: %s\n", r + 1, onnxc_status_str(st), m->error(ctx));
       return 4;
     }
+  }
+  {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/outputs.txt", argv[1]);
+    FILE *f = fopen(path, "w");
+    for (int k = 0; k < m->n_outputs; k++) fprintf(f, "%s\n", m->outputs[k].name);
+    fclose(f);
   }
   for (int k = 0; k < m->n_outputs; k++) {
     char path[4096];

@@ -7,7 +7,11 @@ or ONNXC_ERR_IMAGE (11) -- no crash, no sanitizer report, no hang -- and the int
 The kinds it refuses (tests/images/unsupported: progressive JPEG, interlaced and 16-bit PNG, LZW
 TIFF) must end with ONNXC_ERR_IMAGE.
 
-usage: check_bad_images.py [--build BUILD] [--cc CC] [-n MUTATIONS]
+With --target cuda-emu the model is compiled with --target cuda and run on the CPU through
+tests/cuda/emu (g++, the same sanitizers): the decoder's status reaches run_host through the
+device status word (a failing node must not leave the run reporting success).
+
+usage: check_bad_images.py [--build BUILD] [--cc CC] [-n MUTATIONS] [--target c|cuda-emu]
 """
 import argparse
 import os
@@ -52,6 +56,35 @@ int main(int argc, char **argv) {
 }
 """
 
+DRIVER_CUDA = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "net.h"
+/* argv: input bytes, output bytes, files; run_host's status per file */
+int main(int argc, char **argv) {
+  long n = atol(argv[1]), no = atol(argv[2]);
+  int i;
+  net_cuda *c = 0;
+  if (net_cuda_create(&c, 0)) return 2;
+  for (i = 3; i < argc; i++) {
+    unsigned char *in = (unsigned char *)malloc((size_t)n), *out = (unsigned char *)malloc((size_t)no);
+    FILE *f = fopen(argv[i], "rb");
+    size_t got;
+    if (!f || !in || !out) return 2;
+    memset(in, 0, (size_t)n);
+    got = fread(in, 1, (size_t)n, f);
+    fclose(f);
+    (void)got;
+    printf("%d\n", net_cuda_run_host(c, in, out));
+    free(in);
+    free(out);
+  }
+  net_cuda_destroy(c);
+  return 0;
+}
+"""
+
 
 def mutate(rnd, data):
     b = bytearray(data)
@@ -84,6 +117,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("-n", type=int, default=250)
+    ap.add_argument("--target", choices=["c", "cuda-emu"], default="c")
     args = ap.parse_args()
     onnxc = os.path.join(os.path.abspath(args.build), "onnxc")
     work = tempfile.mkdtemp(prefix="onnxc_badimg_")
@@ -103,11 +137,23 @@ def main():
         fl = os.path.join(src, "onnxc_flags.txt")
         if os.path.exists(fl):
             flags = open(fl).read().split()
+        rt = os.path.join(ROOT, "runtime_min")
+        if args.target == "cuda-emu":
+            emu = os.path.join(ROOT, "tests", "cuda", "emu")
+            subprocess.run([onnxc, os.path.join(src, "model.onnx"), "--target", "cuda", "-o", os.path.join(d, "net.cu"), "--name", "net"] +
+                           flags, check=True)
+            with open(os.path.join(d, "driver.cpp"), "w") as f:
+                f.write(DRIVER_CUDA)
+            subprocess.run([args.cc] + san + ["-c", os.path.join(rt, "onnxc_rt.c"), "-o", os.path.join(d, "rt.o")], check=True)
+            subprocess.run(["g++", "-std=c++17", "-w"] + san + ["-include", os.path.join(emu, "cuda_emu.h"), "-I", rt, "-I", emu, "-I", d,
+                            "-x", "c++", os.path.join(d, "net.cu"), os.path.join(d, "driver.cpp"), os.path.join(emu, "rt_emu.cpp"),
+                            "-x", "none", os.path.join(d, "rt.o"), "-o", os.path.join(d, "a.out"), "-lm"], check=True)
+            return data, nout
         subprocess.run([onnxc, os.path.join(src, "model.onnx"), "-o", os.path.join(d, "net.c"), "--name", "net"] + flags, check=True)
         with open(os.path.join(d, "driver.c"), "w") as f:
             f.write(DRIVER)
-        subprocess.run([args.cc] + san + ["-I", os.path.join(ROOT, "runtime_min"), "-I", d, os.path.join(d, "net.c"),
-                        os.path.join(d, "driver.c"), os.path.join(ROOT, "runtime_min", "onnxc_rt.c"), "-o", os.path.join(d, "a.out"), "-lm"],
+        subprocess.run([args.cc] + san + ["-I", rt, "-I", d, os.path.join(d, "net.c"),
+                        os.path.join(d, "driver.c"), os.path.join(rt, "onnxc_rt.c"), "-o", os.path.join(d, "a.out"), "-lm"],
                        check=True)
         return data, nout
 

@@ -3,7 +3,8 @@
 optionals"): two small models compiled with onnxc (--seq-input for their sequences), built with
 strict C99 flags (also with --canary) and linked with ports_abi.c, which checks values, counts,
 dims, has_value, the statuses ONNXC_ERR_SHAPE / ONNXC_ERR_NULL / ONNXC_ERR_EMPTY and the
-descriptor fields (kind, n_items, items).
+descriptor fields (kind, n_items, items); then the same models for --target cuda on the CPU
+emulation with ports_cuda.cpp (flat ports, the status word).
 
 usage: check_ports.py [--build BUILD]
 """
@@ -73,7 +74,26 @@ def main():
                     break
             else:
                 print(f"PASS {label}")
-    print(f"{2 - failed} passed, {failed} failed")
+        # the CUDA targets' flat ports, on the CPU emulation (tests/cuda/emu)
+        emu = os.path.join(ROOT, "tests", "cuda", "emu")
+        steps = [
+            [onnxc, os.path.join(d, "a.onnx"), "--target", "cuda", "-o", os.path.join(d, "a.cu"), "--seq-input",
+             "x=float[2],float[3]", "--seq-input", "s=float[2]"],
+            [onnxc, os.path.join(d, "b.onnx"), "--target", "cuda", "-o", os.path.join(d, "b.cu")],
+            ["g++", "-std=c++17", "-w", "-O1", "-include", os.path.join(emu, "cuda_emu.h"), "-I", inc, "-I", emu, "-I", d, "-x", "c++",
+             os.path.join(d, "a.cu"), os.path.join(d, "b.cu"), os.path.join(HERE, "ports_cuda.cpp"), os.path.join(emu, "rt_emu.cpp"),
+             "-x", "none", os.path.join(build, "libonnxc_rt.a"), "-lm", "-o", os.path.join(d, "cuda")],
+            [os.path.join(d, "cuda")],
+        ]
+        for cmd in steps:
+            rc, msg = sh(cmd)
+            if rc:
+                print(f"FAIL cuda-emu: {os.path.basename(cmd[0])}: {msg[:2000]}")
+                failed += 1
+                break
+        else:
+            print("PASS cuda-emu")
+    print(f"{3 - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
 

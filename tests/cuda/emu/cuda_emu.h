@@ -24,4 +24,11 @@ struct onnxc_emu_dim3 {
 };
 extern thread_local onnxc_emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
 
+/* threads run one after another: an atomic is a plain read-modify-write */
+static inline int atomicCAS(int *p, int compare, int val) {
+  const int old = *p;
+  if (old == compare) *p = val;
+  return old;
+}
+
 #endif
