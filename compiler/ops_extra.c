@@ -780,13 +780,21 @@ static void image_infer(Ctx *ctx, Node *n) {
 
 /* PNG: the compressed data (<= the input) and the filtered rows (<= 4 bytes a pixel, 1 a row);
    JPEG: up to 3 component planes of at most (W + 32) x (H + 32) (templates/image.h refuses larger
-   ones) and 2 chroma rows; Grayscale: the RGB image
-   before the conversion */
+   ones) and 2 chroma rows; WebP and JPEG 2000: the formulas of templates/image_webp.h and
+   image_jp2.h (macroblock rows and their context; ARGB, Huffman tables and the transforms;
+   coefficient planes, the code-block data and the tile's code-block state); Grayscale: the RGB
+   image before the conversion */
 static int64_t image_decode_scratch(const Node *n) {
   const Value *y = n->outputs[0];
-  int64_t H = y->dims[0], W = y->dims[1];
-  int64_t png = value_numel(n->inputs[0]) + H * (1 + 4 * W), jpeg = 3 * (W + 32) * (H + 32) + 2 * W;
-  return png > jpeg ? png : jpeg;
+  int64_t H = y->dims[0], W = y->dims[1], N = value_numel(n->inputs[0]), MW = (W + 15) / 16, MH = (H + 15) / 16;
+  int64_t need[] = {N + H * (1 + 4 * W),                                                   /* PNG */
+                    3 * (W + 32) * (H + 32) + 2 * W,                                       /* JPEG */
+                    385 * MW * MH + 13 * MW + 4096,                                        /* WebP lossy */
+                    4 * W * H + 40 * ((W + 3) / 4) * ((H + 3) / 4) + 16 * N + 49152,       /* WebP lossless */
+                    20 * W * H + 4 * (W + H) + N + 131072};                                /* JPEG 2000 */
+  int64_t m = 0;
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) m = need[i] > m ? need[i] : m;
+  return m;
 }
 
 static int64_t image_scratch(Ctx *ctx, Node *n) {
@@ -800,6 +808,10 @@ static void image_emit(Emit *e, Node *n) {
   int64_t s_rgb = image_decode_scratch(n);
   const char *f = attr_s(n, "pixel_format", "RGB");
   bool gray = !strcmp(f, "Grayscale");
+  emit_use_template(e, "image_webp"); /* before image.h, which calls them */
+  /* JPEG 2000 not as CUDA device code: NVVM's optimizer runs for more than ten minutes over its
+     tier-2 decoder (ONNXC_ERR_IMAGE there) */
+  if (!e->cuda) emit_use_template(e, "image_jp2");
   emit_use_template(e, "image");
   ep(e, "unsigned char *rgb = %s;", gray ? fmt(e, "W + %lld", (long long)s_rgb) : "Y0");
   ep(e, "const int st = onnxc_img_decode(X0, %lldL, rgb, %lldL, %lldL, W);", (long long)N, (long long)H, (long long)W);

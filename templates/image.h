@@ -3,8 +3,9 @@
    Formats: baseline JPEG (below), BMP (uncompressed 24/32-bit, 8-bit with a palette; bottom-up or top-down rows),
    PNM (binary P5/P6 and text P2/P3, maxval 255), TIFF (baseline strips, 8 bits per sample,
    gray/RGB/RGBA chunky, no compression or PackBits), PNG (8-bit gray, gray+alpha, RGB, RGBA and
-   palette images, not interlaced; zlib/deflate decoded here).  Alpha is dropped; gray is
-   replicated into R, G and B.
+   palette images, not interlaced; zlib/deflate decoded here); WebP (lossy and lossless,
+   image_webp.h) and JPEG 2000 (image_jp2.h), spliced in before this file.  Alpha is dropped;
+   gray is replicated into R, G and B.
 
    The decoders trust nothing in the input: every read is checked against its length, and an
    image that is malformed, truncated or of a kind listed as unsupported gives ONNXC_ERR_IMAGE;
@@ -837,7 +838,8 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_jpeg(const unsigned char *s, long n, uns
 }
 
 /* Decodes s[0..n) into rgb (H x W x 3); the format by its first bytes (JPEG, PNG, BMP, PNM,
-   TIFF).  Scratch: the larger of the PNG and JPEG needs above. */
+   TIFF, WebP: templates/image_webp.h, JPEG 2000: templates/image_jp2.h).  Scratch: the largest
+   of the PNG, JPEG, WebP and JPEG 2000 needs. */
 ONNXC_MAYBE_UNUSED static int onnxc_img_decode(const unsigned char *s, long n, unsigned char *rgb, long H, long W,
                                                unsigned char *scr) {
   if (n >= 8 && s[0] == 137 && onnxc_img_tag(s + 1, "PNG\r") && s[5] == 10 && s[6] == 26 && s[7] == 10)
@@ -847,5 +849,11 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_decode(const unsigned char *s, long n, u
   if (n >= 3 && s[0] == 'P' && (s[1] == '2' || s[1] == '3' || s[1] == '5' || s[1] == '6')) return onnxc_img_pnm(s, n, rgb, H, W);
   if (n >= 8 && ((s[0] == 'I' && s[1] == 'I' && s[2] == 42 && s[3] == 0) || (s[0] == 'M' && s[1] == 'M' && s[2] == 0 && s[3] == 42)))
     return onnxc_img_tiff(s, n, rgb, H, W);
+  if (n >= 12 && onnxc_img_tag(s, "RIFF") && onnxc_img_tag(s + 8, "WEBP")) return onnxc_img_webp(s, n, rgb, H, W, scr);
+#ifdef ONNXC_IMG_JP2
+  if ((n >= 12 && s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 12 && onnxc_img_tag(s + 4, "jP  ")) ||
+      (n >= 4 && s[0] == 0xff && s[1] == 0x4f && s[2] == 0xff && s[3] == 0x51))
+    return onnxc_img_jp2(s, n, rgb, H, W, scr);
+#endif
   return ONNXC_IMG_BAD;
 }

@@ -15,6 +15,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -23,6 +24,7 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "cases")
+sys.path.insert(0, HERE)
 
 
 def picture(h, w, seed):
@@ -129,6 +131,7 @@ def unsupported(name, data, shape):
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     shutil.rmtree(os.path.join(HERE, "unsupported"), ignore_errors=True)
+    sample_cases()
     rgb = Image.fromarray(picture(23, 37, 1))
     big = Image.fromarray(picture(96, 130, 2))
     rgba = Image.fromarray(np.dstack([picture(20, 30, 3), picture(20, 30, 4)[:, :, 0]]), "RGBA")
@@ -195,6 +198,24 @@ def main():
     # output shape from the flag
     img = Image.fromarray(picture(24, 40, 5))
     case("declared_none", encode(img, "PNG"), img, "RGB", declare=False, flags="--image-size 24x40")
+
+
+def sample_cases():
+    """WebP (lossy, lossless, VP8X with alpha) and JPEG 2000 (reversible and irreversible, layers,
+    tiles, precincts, progression orders, raw J2K) from webp_samples.py / jp2_samples.py; the
+    expected images are Pillow's decodes.  A few in BGR and Grayscale."""
+    import jp2_samples
+    import webp_samples
+    for mod, prefix in ((webp_samples, "webp_"), (jp2_samples, "jp2_")):
+        for k, (name, data, want) in enumerate(mod.samples()):
+            fmt = "BGR" if k == 1 else "Grayscale" if k == 2 else "RGB"
+            case((name if name.startswith(prefix) else prefix + name) + ("" if fmt == "RGB" else "_" + fmt.lower()), np.frombuffer(data, np.uint8),
+                 Image.fromarray(want), fmt)
+    # an animated WebP (ONNXC_ERR_IMAGE)
+    frames = [Image.fromarray(picture(16, 16, 10 + i)) for i in range(2)]
+    b = io.BytesIO()
+    frames[0].save(b, format="WEBP", save_all=True, append_images=frames[1:], duration=100)
+    unsupported("webp_animated", np.frombuffer(b.getvalue(), np.uint8), (16, 16, 3))
 
 
 if __name__ == "__main__":

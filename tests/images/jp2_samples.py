@@ -1,0 +1,76 @@
+"""JPEG 2000 samples for the ImageDecoder tests (templates/image_jp2.h).
+
+samples() returns a list of (name, encoded bytes, expected uint8 [H, W, 3] RGB array): small
+images made here with fixed seeds and encoded with Pillow's JPEG 2000 writer (OpenJPEG), the
+expected output being Pillow's own decode, Image.open(...).convert("RGB").  Together they cover
+JP2 and raw J2K files, gray / RGB / RGBA sources, lossless (5/3 + RCT) and irreversible (9/7 +
+ICT) coding, quality layers, the five progression orders, precincts, code-block sizes, several
+tiles with tile and image offsets, and a 1 x 1 image.  Run with Debian's /usr/bin/python3
+(Pillow with OpenJPEG 2.5).
+"""
+
+import io
+
+import numpy as np
+from PIL import Image
+
+
+def _image(w, h, mode, seed):
+    rng = np.random.RandomState(seed)
+    yy, xx = np.mgrid[0:h, 0:w]
+    a = np.stack([xx * 255 // max(w - 1, 1), yy * 255 // max(h - 1, 1), (xx * 7 + yy * 3) % 256], -1)
+    a = a + rng.randint(-12, 13, a.shape)
+    if w > 4 and h > 4:  # a flat block and a noisy one
+        a[h // 4: h // 2, w // 3: 2 * w // 3] = rng.randint(0, 256, 3)
+        a[h // 2:, : w // 4] = rng.randint(0, 256, (h - h // 2, w // 4, 3))
+    im = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "RGB")
+    if mode == "L":
+        im = im.convert("L")
+    elif mode == "RGBA":
+        im = im.convert("RGBA")
+        im.putalpha(Image.fromarray(rng.randint(0, 256, (h, w)).astype(np.uint8), "L"))
+    return im
+
+
+_CASES = [
+    ("jp2_lossless_rgb_33x47", 33, 47, "RGB", {}),
+    ("jp2_lossless_gray_j2k_17x5", 17, 5, "L", {"no_jp2": True, "num_resolutions": 2}),
+    ("jp2_lossless_rgba_tiles_32x32", 32, 32, "RGBA", {"tile_size": (16, 16)}),
+    ("jp2_irreversible_rgb_64x48", 64, 48, "RGB", {"irreversible": True}),
+    ("jp2_layers_lrcp_rgb_48x40", 48, 40, "RGB",
+     {"quality_mode": "rates", "quality_layers": [40, 10, 2], "progression": "LRCP"}),
+    ("jp2_rpcl_precincts_rgb_40x40", 40, 40, "RGB",
+     {"progression": "RPCL", "precinct_size": (16, 16), "codeblock_size": (8, 8), "num_resolutions": 3,
+      "quality_mode": "rates", "quality_layers": [20, 4]}),
+    ("jp2_pcrl_tiles_offsets_rgb_50x30", 50, 30, "RGB",
+     {"progression": "PCRL", "tile_size": (32, 32), "tile_offset": (1, 2), "offset": (3, 5),
+      "precinct_size": (16, 16), "num_resolutions": 3}),
+    ("jp2_cprl_db_rgb_45x45", 45, 45, "RGB",
+     {"progression": "CPRL", "num_resolutions": 3, "quality_mode": "dB", "quality_layers": [30, 40],
+      "codeblock_size": (16, 32)}),
+    ("jp2_irreversible_rlcp_gray_31x29", 31, 29, "L",
+     {"irreversible": True, "progression": "RLCP", "quality_mode": "rates", "quality_layers": [20]}),
+    ("jp2_irreversible_tiles_rgb_60x44", 60, 44, "RGB",
+     {"irreversible": True, "tile_size": (24, 24), "precinct_size": (16, 16), "num_resolutions": 3,
+      "no_jp2": True}),
+    ("jp2_lossless_rgb_1x1", 1, 1, "RGB", {"num_resolutions": 1}),
+]
+
+
+def samples():
+    out = []
+    for i, (name, w, h, mode, opts) in enumerate(_CASES):
+        buf = io.BytesIO()
+        _image(w, h, mode, 1000 + i).save(buf, "JPEG2000", **opts)
+        data = buf.getvalue()
+        rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=np.uint8)
+        out.append((name, data, rgb))
+    return out
+
+
+if __name__ == "__main__":
+    tot = 0
+    for name, data, rgb in samples():
+        tot += len(data)
+        print(name, len(data), rgb.shape)
+    print("total bytes", tot)
