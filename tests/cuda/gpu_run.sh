@@ -4,21 +4,25 @@
 # python3 with onnx, onnxruntime, numpy, torch and torchvision, the CUDA libraries and a
 # driver are needed).
 #
-#   bash tests/cuda/gpu_run.sh OUTDIR [STAGE...]     STAGE: fixtures, bench, node, train (default: all)
+#   bash tests/cuda/gpu_run.sh OUTDIR [STAGE...]     STAGE: fixtures, bench, node, suites, train
+#                                                    (default: all)
+#   NODE_K=REGEX: only the node cases whose names match (a lease too short for all of them can
+#   run them in two calls, e.g. '^test_[a-g]' then '^test_[h-z]'); NODE_LIMIT: the node stage's
+#   time limit in seconds (default 240).
 #
 # 1. the PyTorch fixtures (--target cuda, nvcc builds): eager, graph capture, replay, 1e-4;
 #    the same without CUDA graphs;
 # 2. the CUDA speed table (bench/cuda_speed.py --prebuilt): ResNet-18, MobileNetV2, the
 #    transformer encoder at batch 1 and 32 against PyTorch eager;
 # 3. the ONNX node suite (--target cuda-nvrtc): the one gpu_pack.sh packed (build/onnx-data,
-#    the onnx wheel this project pins), else this machine's onnx package's; then the other
-#    three suites (pytorch-converted, pytorch-operator, simple) when packed;
+#    the onnx wheel this project pins), else this machine's onnx package's;
+# 3b. (suites) the other three ONNX suites (pytorch-converted, pytorch-operator, simple) when packed;
 # 4. --train --target cuda-nvrtc: the training curves against torch.optim (built there: needs cc).
 # Logs go to OUTDIR; each stage has a time limit so that one hang cannot eat the lease.
 set -u
 O=${1:-/tmp/gpu_out}
 shift
-STAGES=${*:-fixtures bench node train}
+STAGES=${*:-fixtures bench node suites train}
 mkdir -p "$O"
 tar -C gpu -xJf gpu/pack.tar.xz || exit 1
 # the CUDA libraries: the toolkit's, else wherever the image keeps them (pip's nvidia-* too)
@@ -59,12 +63,14 @@ stage "ONNX node cases, --target cuda-nvrtc"
 D=gpu/data/node
 [ -d "$D" ] || D=$(python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend', 'test', 'data', 'node'))")
 echo "cases: $D ($(ls "$D" | wc -l))"
-ONNXC_RUN_TIMEOUT=60 timeout 240 python3 tests/conformance/run.py --target cuda-nvrtc --build gpu/build "$D" \
+ONNXC_RUN_TIMEOUT=60 timeout ${NODE_LIMIT:-240} python3 tests/conformance/run.py --target cuda-nvrtc --build gpu/build "$D" \
   --prefix onnx123/node/ --ratchet tests/conformance/ratchet.txt --use-build gpu/node -j "$J" \
   --log "$O/node_stream.log" ${NODE_K:+-k "$NODE_K"} >"$O/node.log" 2>&1
 echo "status $?"; tail -n 1 "$O/node.log"
 echo "streamed: $(grep -c '^PASS' "$O/node_stream.log") passed, $(grep -c '^FAIL' "$O/node_stream.log") failed"
 grep '^FAIL' "$O/node_stream.log" | cut -c1-220 | head -n 60
+fi
+if want suites; then
 for s in pytorch-converted pytorch-operator simple; do
   [ -d "gpu/suites/$s" ] || continue
   stage "ONNX $s cases, --target cuda-nvrtc"
