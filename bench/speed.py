@@ -130,39 +130,53 @@ def measure_peak(cc, work):
     return max(vals), vals
 
 
-def model_flops(path):
-    m = shape_inference.infer_shapes(onnx.load(path))
+def tensor_shapes(path):
+    """Every tensor's shape, from one ONNX Runtime run on the stored input with all node outputs
+    exposed as graph outputs (static shape inference leaves shapes unknown after data-dependent
+    Reshapes, e.g. ShuffleNet's channel shuffle, which would drop those convolutions' FLOPs)."""
+    m = onnx.load(path)
     g = m.graph
-    shapes = {}
-    for v in list(g.value_info) + list(g.input) + list(g.output):
-        t = v.type.tensor_type
-        if t.HasField("shape"):
-            shapes[v.name] = [d.dim_value for d in t.shape.dim]
+    have = {o.name for o in g.output}
+    for n in g.node:
+        for o in n.output:
+            if o and o not in have:
+                g.output.append(onnx.ValueInfoProto(name=o))
+                have.add(o)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.intra_op_num_threads = 1
+    sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    x = np.load(path[:-5] + ".input.npy")
+    vals = sess.run(None, {sess.get_inputs()[0].name: x})
+    shapes = {o.name: list(v.shape) for o, v in zip(sess.get_outputs(), vals)}
+    shapes[sess.get_inputs()[0].name] = list(x.shape)
     for t in g.initializer:
         shapes[t.name] = list(t.dims)
+    return g, shapes
+
+
+def model_flops(path):
+    g, shapes = tensor_shapes(path)
     total = 0
     for n in g.node:
         ins = [shapes.get(i) for i in n.input]
         outs = [shapes.get(o) for o in n.output]
-        try:
-            if n.op_type in ("Conv", "ConvTranspose"):
-                w, y = ins[1], outs[0]
-                if n.op_type == "Conv":
-                    total += 2 * math.prod(y) * math.prod(w[1:])
-                else:
-                    total += 2 * math.prod(ins[0]) * math.prod(w[1:])
-            elif n.op_type == "Gemm":
-                a, y = ins[0], outs[0]
-                trans_a = any(at.name == "transA" and at.i for at in n.attribute)
-                total += 2 * math.prod(y) * (a[0] if trans_a else a[1])
-            elif n.op_type == "MatMul":
-                total += 2 * math.prod(outs[0]) * ins[0][-1]
-            elif n.op_type in ("LSTM", "GRU"):
-                x, w, r = ins[0], ins[1], ins[2]
-                seq, batch = x[0], x[1]
-                total += 2 * seq * batch * (math.prod(w) + math.prod(r))
-        except (TypeError, IndexError):
-            pass
+        if n.op_type in ("Conv", "ConvTranspose"):
+            w, y = ins[1], outs[0]
+            if n.op_type == "Conv":
+                total += 2 * math.prod(y) * math.prod(w[1:])
+            else:
+                total += 2 * math.prod(ins[0]) * math.prod(w[1:])
+        elif n.op_type == "Gemm":
+            a, y = ins[0], outs[0]
+            trans_a = any(at.name == "transA" and at.i for at in n.attribute)
+            total += 2 * math.prod(y) * (a[0] if trans_a else a[1])
+        elif n.op_type == "MatMul":
+            total += 2 * math.prod(outs[0]) * ins[0][-1]
+        elif n.op_type in ("LSTM", "GRU"):
+            x, w, r = ins[0], ins[1], ins[2]
+            seq, batch = x[0], x[1]
+            total += 2 * seq * batch * (math.prod(w) + math.prod(r))
     return total
 
 
@@ -337,15 +351,16 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     ap.add_argument("--threads", type=int, default=1,
                     help="onnxc --threads N against ORT with N intra-op threads (wall-clock times)")
-    ap.add_argument("names", nargs="*")
+    ap.add_argument("names", nargs="*", help="models of bench/models, or .onnx paths (input: NAME.input.npy)")
     args = ap.parse_args()
     global THREADS
     THREADS = max(1, args.threads)
     args.build = os.path.abspath(args.build)
     cflags = args.cflags.split()
     models = sorted(glob.glob(os.path.join(HERE, "models", "*.onnx")))
-    if args.names:
+    if args.names:  # names of bench/models, or paths of .onnx files (with NAME.input.npy beside)
         models = [m for m in models if os.path.basename(m)[:-5] in args.names]
+        models += [os.path.abspath(n) for n in args.names if n.endswith(".onnx")]
     work = tempfile.mkdtemp(prefix="onnxc_speed_")
     peak, widths = measure_peak(args.cc, work)
     ovh = ort_overhead(args.batches)

@@ -244,11 +244,15 @@ typedef struct ConvInfo {
   int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
   int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
   int64_t Mp, KB, TB; /* TB: tiles per Winograd block (whole tile rows) */
+  /* direct under a scratch cap: im2col tiles of sKB rows x sTR output rows on the stack
+     instead, where the target has a SIMD GEMM path (a hosted 64-bit CPU); 0: none */
+  int64_t sKB, sTR;
   /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
   int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
 } ConvInfo;
 
 #define TILE_ELEMS 65536 /* target size of one im2col tile */
+#define STACK_TILE 8192  /* floats of an im2col tile on the stack (32 KiB) */
 #define GEMM_KB 128      /* k block of the packed GEMM (templates/gemm.h ONNXC_KC) */
 
 /* Inputs, ranks, kernel size, batch and channels shared by Conv and ConvTranspose. */
@@ -365,6 +369,18 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     }
     int64_t tiles = (ci->ROWS + ci->TR - 1) / ci->TR; /* equal tiles: 56 rows as 8 x 7, not 6 x 9 + 2 */
     ci->TR = (ci->ROWS + tiles - 1) / tiles;
+    ci->sKB = ci->sTR = 0;
+    if (ci->direct) { /* the same tiling within STACK_TILE floats (the direct loops stay for other targets) */
+      int64_t kb = K < GEMM_KB ? K : GEMM_KB;
+      while (kb > 8 && kb * OW > STACK_TILE) kb = kb >= GEMM_KB ? GEMM_KB / 2 : kb / 2;
+      if (kb * OW <= STACK_TILE) {
+        int64_t tr = STACK_TILE / (kb * OW);
+        if (tr > ci->ROWS) tr = ci->ROWS;
+        tiles = (ci->ROWS + tr - 1) / tr;
+        ci->sKB = kb;
+        ci->sTR = (ci->ROWS + tiles - 1) / tiles;
+      }
+    }
     return;
   }
   /* the planner's scratch cap (memory-lean plans): forms whose scratch does not fit fall back
@@ -640,7 +656,12 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "onnxc_conv_same(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep);", LL(ci->Mg),
        LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]));
   } else {
-    ep(e, "float *col = (float *)W;");
+    if (ci->direct) { /* the stack tile (conv_emit) */
+      ep(e, "float col_[%lld];", LL(ci->KB * ci->TR * OW));
+      ep(e, "float *col = col_;");
+    } else {
+      ep(e, "float *col = (float *)W;");
+    }
     ep(e, "for (%s r0 = 0; r0 < %lld; r0 += %lld) {", IT, LL(ci->ROWS), LL(ci->TR));
     ep(e, "const %s rn = %lld - r0 < %lld ? %lld - r0 : %lld;", IT, LL(ci->ROWS), LL(ci->TR), LL(ci->ROWS), LL(ci->TR));
     ep(e, "const %s jn = rn * %lld;", IT, LL(OW));
@@ -677,6 +698,15 @@ static void conv_emit(Emit *e, Node *n) {
   if ((ci.fast && !ci.direct) || ci.dw) {
     conv_emit_fast(e, n, &ci);
     return;
+  }
+  bool stack = ci.fast && ci.direct && ci.sKB > 0;
+  if (stack) { /* SIMD targets: im2col + GEMM on a stack tile; others: the direct loops below */
+    ConvInfo cs = ci;
+    cs.KB = ci.sKB;
+    cs.TR = ci.sTR;
+    ep(e, "#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2) || defined(ONNXC_NEON)");
+    conv_emit_fast(e, n, &cs);
+    ep(e, "#else");
   }
   const Geo *g = &ci.g;
   int r = g->r, l = r - 1;
@@ -785,6 +815,7 @@ static void conv_emit(Emit *e, Node *n) {
   ep(e, "}");
   ep(e, "}");
   emit_post_epilogue(e, n);
+  if (stack) ep(e, "#endif");
 }
 
 /* ---- ConvTranspose ------------------------------------------------------------------------- */

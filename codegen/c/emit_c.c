@@ -30,7 +30,8 @@ void ep(Emit *e, const char *f, ...) {
   va_end(ap);
   if (line[0] == '}') e->indent--;
   CHECK(e->indent >= 0);
-  for (int i = 0; i < e->indent; i++) buf_puts(e->out, "  ");
+  if (line[0] != '#') /* preprocessor lines start the line */
+    for (int i = 0; i < e->indent; i++) buf_puts(e->out, "  ");
   buf_puts(e->out, line);
   buf_puts(e->out, "\n");
   size_t n = strlen(line);
