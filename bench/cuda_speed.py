@@ -2,7 +2,8 @@
 """CUDA speed: onnxc --target cuda against PyTorch eager on the same GPU, in one run.
 
 For ResNet-18 and MobileNetV2 (torchvision, random weights, eval mode) and the 2-layer
-transformer encoder of bench/export_models.py, at batch 1 and batch 32 (fixed shapes):
+transformer encoder of bench/export_models.py and a small upsampling decoder (ConvTranspose,
+bilinear Resize, Conv), at batch 1 and batch 32 (fixed shapes):
   - this Python's torch builds the model on the GPU, exports it to ONNX (opset 17) and runs it
     eagerly under no_grad (TF32 off for matmuls and cuDNN, so both sides compute in fp32);
   - onnxc compiles the ONNX file with --target cuda, nvcc builds it (-O3, -arch=native) with
@@ -34,7 +35,7 @@ Two-machine form, for GPU machines that are lent for minutes (nothing is compile
          output with the PyTorch CPU reference of the same weights.
 
 usage: python3 bench/cuda_speed.py [--build build] [--iters 100] [--batch 1 32] [NAME...]
-       NAME: resnet18, mobilenet_v2, transformer_encoder
+       NAME: resnet18, mobilenet_v2, transformer_encoder, upsample_decoder
 """
 import argparse
 import os
@@ -55,6 +56,22 @@ ROOT = os.path.dirname(HERE)
 CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 
 
+class Decoder(torch.nn.Module):
+    """A small upsampling head: ConvTranspose (4x4, stride 2), bilinear Resize x2, 3x3 Conv
+    (the ops of segmentation decoders that CUDA runs as their own gather kernels)."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.up = nn.ConvTranspose2d(32, 16, 4, stride=2, padding=1)
+        self.conv = nn.Conv2d(16, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.relu(self.up(x))
+        y = torch.nn.functional.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
+        return self.conv(y)
+
+
 def models():
     import torchvision.models as tv
     sys.path.insert(0, HERE)
@@ -63,6 +80,7 @@ def models():
         "resnet18": (tv.resnet18, lambda b: (b, 3, 224, 224)),
         "mobilenet_v2": (tv.mobilenet_v2, lambda b: (b, 3, 224, 224)),
         "transformer_encoder": (Encoder, lambda b: (b, 64, 128)),
+        "upsample_decoder": (Decoder, lambda b: (b, 32, 16, 16)),
     }
 
 

@@ -365,12 +365,27 @@ static void rs_emit(Emit *e, Node *n) {
   }
   int64_t st[ONNXC_MAX_RANK], s = 1;
   for (int d = r - 1; d >= 0; d--) { st[d] = s; s *= p->in[d]; }
-  ep(e, "%s o = 0;", it);
+  /* serial: the output in order (o counts); CUDA (e->par): one thread per output element,
+     its coordinates d0.. from the grid-stride index */
+  const char *oi = e->par ? "o" : "o++";
+  if (e->par) {
+    const char *vars[ONNXC_MAX_RANK], *oe = "d0";
+    for (int d = 0; d < r; d++) {
+      vars[d] = fmt(e, "d%d", d);
+      if (d) oe = fmt(e, "(%s) * %lld + d%d", oe, (long long)p->out[d], d);
+    }
+    emit_par_nest(e, it, r, vars, p->out);
+    ep(e, "const %s o = %s;", it, oe);
+  } else {
+    ep(e, "%s o = 0;", it);
+  }
   for (int d = 0; d < r; d++) {
     RsAxis *a = &p->ax[d];
     const char *prev = d == 0 ? "0" : fmt(e, "b%d", d - 1);
-    ep(e, "%s d%d;", it, d);
-    ep(e, "for (d%d = 0; d%d < %lld; d%d++) {", d, d, (long long)p->out[d], d);
+    if (!e->par) {
+      ep(e, "%s d%d;", it, d);
+      ep(e, "for (d%d = 0; d%d < %lld; d%d++) {", d, d, (long long)p->out[d], d);
+    }
     if (!a->active) ep(e, "const %s b%d = %s + d%d * %lld;", it, d, prev, d, (long long)st[d]);
     else if (p->mode == M_NEAREST) ep(e, "const %s b%d = %s + ix%d[d%d];", it, d, prev, d, d);
     else ep(e, "const %s b%d = %s;", it, d, prev);
@@ -383,11 +398,11 @@ static void rs_emit(Emit *e, Node *n) {
     Buf cond = {0};
     for (int d = 0; d < r; d++)
       if (p->ax[d].active && p->ax[d].any_ex) buf_printf(&cond, "%sex%d[d%d]", cond.len ? " || " : "", d, d);
-    ep(e, "if (%s) { Y0[o++] = %s; continue; }", cond.p, store_sat(e, dt, c_lit(e, ct, p->ev)));
+    ep(e, "if (%s) { Y0[%s] = %s; continue; }", cond.p, oi, store_sat(e, dt, c_lit(e, ct, p->ev)));
     buf_free(&cond);
   }
   if (p->mode == M_NEAREST || !any_active) {
-    ep(e, "Y0[o++] = X0[%s];", last);
+    ep(e, "Y0[%s] = X0[%s];", oi, last);
   } else {
     /* the reference resizes one axis after the other (first axis first), so the first active
        axis is the innermost sum: each level keeps its own partial sum */
@@ -413,9 +428,11 @@ static void rs_emit(Emit *e, Node *n) {
       ep(e, "}");
     }
     const char *acc = fmt(e, "s%d", act[na - 1]);
-    ep(e, "Y0[o++] = %s;", store_sat(e, dt, acc));
+    ep(e, "Y0[%s] = %s;", oi, store_sat(e, dt, acc));
   }
-  for (int d = 0; d < r; d++) ep(e, "}");
+  if (e->par) emit_par_end(e, r);
+  else
+    for (int d = 0; d < r; d++) ep(e, "}");
 }
 
 /* ==== GridSample =========================================================================== */
@@ -933,11 +950,11 @@ static void dc_emit(Emit *e, Node *n) {
 #define NT "float, double, float16, bfloat16, int8-64, uint8-64"
 
 static const OpDef image_rows[] = {
-    {"Upsample", "", 7, 8, 0, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_UP7]},
-    {"Upsample", "", 9, 10, 0, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_UP9]},
-    {"Resize", "", 10, 10, 0, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_10]},
-    {"Resize", "", 11, 12, 0, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_11]},
-    {"Resize", "", 13, ONNXC_MAX_OPSET, 0, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_13]},
+    {"Upsample", "", 7, 8, OPF_PARALLEL, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_UP7]},
+    {"Upsample", "", 9, 10, OPF_PARALLEL, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_UP9]},
+    {"Resize", "", 10, 10, OPF_PARALLEL, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_10]},
+    {"Resize", "", 11, 12, OPF_PARALLEL, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_11]},
+    {"Resize", "", 13, ONNXC_MAX_OPSET, OPF_PARALLEL, rs_infer, NULL, rs_emit, NULL, NT, &rs_kind[RS_13]},
     {"GridSample", "", 16, 19, 0, gs_infer, NULL, gs_emit, NULL, FT, NULL},
     {"GridSample", "", 20, ONNXC_MAX_OPSET, 0, gs_infer, NULL, gs_emit, NULL, FT, NULL},
     {"AffineGrid", "", 20, ONNXC_MAX_OPSET, 0, ag_infer, NULL, ag_emit, NULL, FT, NULL},

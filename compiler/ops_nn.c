@@ -888,13 +888,32 @@ static void convt_emit(Emit *e, Node *n) {
   int dt = n->inputs[0]->dtype, r = g->r, l = r - 1;
   bool nat = is_native(dt);
   const char *T = ct_of(dt);
-  if (!nat) {
-    /* gather form, one output element at a time */
-    loop(e, "nb", ci.N);
-    loop(e, "oc", ci.M);
-    ep(e, "const %s gi = oc / %lld, m = oc %% %lld;", IT, LL(ci.Mg), LL(ci.Mg));
-    ep(e, "%s yo = (nb * %lld + oc) * %lld;", IT, LL(ci.M), LL(ci.OHW));
-    for (int d = 0; d < r; d++) loop(e, fmt(e, "o%d", d), g->out[d]);
+  if (!nat || e->par) {
+    /* gather form, one output element at a time (CUDA: one thread per output element) */
+    if (e->par) {
+      const char *vars[MAXR + 2];
+      int64_t cnt[MAXR + 2];
+      vars[0] = "nb";
+      cnt[0] = ci.N;
+      vars[1] = "oc";
+      cnt[1] = ci.M;
+      const char *yo = "(nb * %lld + oc)";
+      yo = fmt(e, yo, LL(ci.M));
+      for (int d = 0; d < r; d++) {
+        vars[d + 2] = fmt(e, "o%d", d);
+        cnt[d + 2] = g->out[d];
+        yo = fmt(e, "(%s) * %lld + o%d", yo, LL(g->out[d]), d);
+      }
+      emit_par_nest(e, IT, r + 2, vars, cnt);
+      ep(e, "const %s gi = oc / %lld, m = oc %% %lld;", IT, LL(ci.Mg), LL(ci.Mg));
+      ep(e, "const %s yo = %s;", IT, yo);
+    } else {
+      loop(e, "nb", ci.N);
+      loop(e, "oc", ci.M);
+      ep(e, "const %s gi = oc / %lld, m = oc %% %lld;", IT, LL(ci.Mg), LL(ci.Mg));
+      ep(e, "%s yo = (nb * %lld + oc) * %lld;", IT, LL(ci.M), LL(ci.OHW));
+      for (int d = 0; d < r; d++) loop(e, fmt(e, "o%d", d), g->out[d]);
+    }
     ep(e, "%s acc = %s;", T, node_in(n, 2) ? c_load(e, dt, "X2[oc]") : "0");
     loop(e, "c", ci.Cg);
     emit_kernel_loops(e, g);
@@ -909,6 +928,11 @@ static void convt_emit(Emit *e, Node *n) {
     ep(e, "acc += %s * %s;", c_load(e, dt, "X0[xi]"),
        c_load(e, dt, fmt(e, "X1[((gi * %lld + c) * %lld + m) * %lld + %s]", LL(ci.Cg), LL(ci.Mg), LL(ci.KP), kernel_index(e, g))));
     for (int d = 0; d <= r; d++) ep(e, "}");
+    if (e->par) {
+      ep(e, "Y0[yo] = %s;", c_store(e, dt, "acc"));
+      emit_par_end(e, r + 2);
+      return;
+    }
     ep(e, "Y0[yo++] = %s;", c_store(e, dt, "acc"));
     for (int d = 0; d < r; d++) ep(e, "}");
     ep(e, "}");
@@ -2081,7 +2105,7 @@ static void dropout_emit(Emit *e, Node *n) {
 
 static const OpDef nn_rows[] = {
     R("Conv", 1, ONNXC_MAX_OPSET, conv_infer, conv_emit, conv_scratch, FT),
-    R("ConvTranspose", 1, ONNXC_MAX_OPSET, convt_infer, convt_emit, NULL, FT),
+    RP("ConvTranspose", 1, ONNXC_MAX_OPSET, convt_infer, convt_emit, NULL, FT),
     RP("MaxPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT ", int8, uint8"),
     RP("AveragePool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),
     RP("LpPool", 1, ONNXC_MAX_OPSET, pool_infer, pool_emit, NULL, FT),

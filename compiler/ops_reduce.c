@@ -436,6 +436,20 @@ static void arg_emit(Emit *e, Node *n) {
     cond = last ? fmt(e, "v %s b || v != v", op) : fmt(e, "v %s b || (v != v && b == b)", op);
   else
     cond = fmt(e, "v %s b", op);
+  if (e->par) { /* CUDA: one thread per output element (o, j) */
+    emit_par_for(e, "long long ", "t", O * I);
+    ep(e, "const long long o = t / %lld, j = t %% %lld;", (long long)I, (long long)I);
+    ep(e, "const %s *x = X0 + o * %lld + j;", c_type(dt), (long long)(A * I));
+    ep(e, "%s b = %s;", CT, c_load(e, dt, "x[0]"));
+    ep(e, "long long bi = 0;");
+    ep(e, "for (long long k = 1; k < %lld; k++) {", (long long)A);
+    ep(e, "const %s v = %s;", CT, c_load(e, dt, fmt(e, "x[k * %lld]", (long long)I)));
+    ep(e, "if (%s) { b = v; bi = k; }", cond);
+    ep(e, "}");
+    ep(e, "Y0[t] = bi;");
+    ep(e, "}");
+    return;
+  }
   ep(e, "for (long long o = 0; o < %lld; o++) {", (long long)O);
   if (I == 1) {
     ep(e, "const %s *x = X0 + o * %lld;", c_type(dt), (long long)A);
@@ -992,8 +1006,8 @@ static const OpDef reduce_rows[] = {
     RROWS(ReduceLogSum, 18, FT),
     RROWS(ReduceLogSumExp, 18, FT),
     RROWS(ReduceSumSquare, 18, NT),
-    {"ArgMax", "", 1, ONNXC_MAX_OPSET, 0, arg_infer, NULL, arg_emit, NULL, NT, NULL},
-    {"ArgMin", "", 1, ONNXC_MAX_OPSET, 0, arg_infer, NULL, arg_emit, NULL, NT, NULL},
+    {"ArgMax", "", 1, ONNXC_MAX_OPSET, OPF_PARALLEL, arg_infer, NULL, arg_emit, NULL, NT, NULL},
+    {"ArgMin", "", 1, ONNXC_MAX_OPSET, OPF_PARALLEL, arg_infer, NULL, arg_emit, NULL, NT, NULL},
     {"TopK", "", 1, 9, 0, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
     {"TopK", "", 10, ONNXC_MAX_OPSET, 0, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
     {"NegativeLogLikelihoodLoss", "", 12, ONNXC_MAX_OPSET, 0, loss_infer, NULL, loss_emit, NULL, FT, NULL},
