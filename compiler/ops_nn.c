@@ -916,7 +916,14 @@ static void convt_emit(Emit *e, Node *n) {
     }
     ep(e, "%s acc = %s;", T, node_in(n, 2) ? c_load(e, dt, "X2[oc]") : "0");
     loop(e, "c", ci.Cg);
-    emit_kernel_loops(e, g);
+    /* with dilation 1 only the taps k = (o + pad) mod stride, + stride, ... reach output o */
+    for (int d = 0; d < r; d++) {
+      if (g->d[d] == 1 && g->s[d] > 1)
+        ep(e, "for (%s k%d = (o%d + %lld) %% %lld; k%d < %lld; k%d += %lld) {", IT, d, d, LL(g->pb[d]), LL(g->s[d]), d,
+           LL(g->k[d]), d, LL(g->s[d]));
+      else
+        loop(e, fmt(e, "k%d", d), g->k[d]);
+    }
     ep(e, "%s xi = (nb * %lld + gi * %lld + c) * %lld;", IT, LL(ci.C), LL(ci.Cg), LL(ci.IHW));
     int64_t st = 1;
     for (int d = r - 1; d >= 0; d--) {
