@@ -892,6 +892,31 @@ static void ein_emit(Emit *e, Node *n) {
   if (no == 0) return;
   const char *CT = c_ctype(dt);
   bool sep = is_half(dt);
+  if (e->par) { /* CUDA: one thread per output element, the summed labels in loop order */
+    Buf prod = {0};
+    for (int k = 0; k < ni; k++) {
+      if (k) buf_puts(&prod, " * ");
+      buf_puts(&prod, c_load(e, dt, fmt(e, "X%d[%s]", k, ein_index(e, ei, k + 1, ei->nl))));
+    }
+    emit_par_for(e, "long long ", "o", no);
+    int ns = 0;
+    for (int p = 0; p < ei->nl; p++) {
+      if (ei->summed[p]) continue;
+      ep(e, "const long long l%d = o / %lld %% %lld;", p, (long long)ei->stride[0][p], (long long)ei->size[p]);
+    }
+    ep(e, "%s s = 0;", CT);
+    for (int p = 0; p < ei->nl; p++) {
+      if (!ei->summed[p]) continue;
+      ep(e, "for (long long l%d = 0; l%d < %lld; l%d++) {", p, p, (long long)ei->size[p], p);
+      ns++;
+    }
+    ep(e, "s += %s;", prod.p);
+    for (int i = 0; i < ns; i++) ep(e, "}");
+    ep(e, "Y0[o] = %s;", c_store(e, dt, "s"));
+    ep(e, "}");
+    buf_free(&prod);
+    return;
+  }
   ep(e, "%s *A = %s;", CT, sep ? "(float *)W" : "Y0");
   ep(e, "for (long long o = 0; o < %lld; o++) A[o] = 0;", (long long)no);
   bool empty = false;
@@ -1012,7 +1037,7 @@ static const OpDef reduce_rows[] = {
     {"TopK", "", 10, ONNXC_MAX_OPSET, 0, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
     {"NegativeLogLikelihoodLoss", "", 12, ONNXC_MAX_OPSET, 0, loss_infer, NULL, loss_emit, NULL, FT, NULL},
     {"SoftmaxCrossEntropyLoss", "", 12, ONNXC_MAX_OPSET, 0, loss_infer, NULL, loss_emit, NULL, FT, NULL},
-    {"Einsum", "", 12, ONNXC_MAX_OPSET, 0, ein_infer, NULL, ein_emit, ein_scratch, NT, NULL},
+    {"Einsum", "", 12, ONNXC_MAX_OPSET, OPF_PARALLEL, ein_infer, NULL, ein_emit, ein_scratch, NT, NULL},
     {"Det", "", 11, ONNXC_MAX_OPSET, 0, det_infer, NULL, det_emit, det_scratch, FT, NULL},
 };
 OPS_FAMILY(reduce);
