@@ -149,6 +149,8 @@ typedef struct Seg {
   int64_t dims[PMAX], os[PMAX], is[PMAX];
   int64_t *tbl[PMAX];       /* NULL, or input offsets per coordinate (already times the stride) */
   int64_t obase, ibase;
+  bool box;                 /* Pad's constant mode: the box starting at output coordinates olo */
+  int64_t olo[PMAX];
 } Seg;
 
 typedef struct Plan {
@@ -280,6 +282,39 @@ static const char *seg_expr(Emit *e, const Seg *s, int nl, bool out, int tid) {
   return fmt(e, "%s", len ? b : "0");
 }
 
+/* The fill value of output 0 (a storage-typed expression). */
+static const char *fill_value(Emit *e, const Plan *p, int dt) {
+  if (p->fill == FILL_ZERO) return c_store(e, dt, dtype_is_float(dt) ? c_lit(e, ctype_dt(dt), 0) : "0");
+  if (p->fill == FILL_INPUT) return fmt(e, "X%d[0]", p->fill_in);
+  if (dtype_is_float(dt)) return c_store(e, dt, c_lit(e, ctype_dt(dt), p->fill_f));
+  return c_store(e, dt, c_lit_i(e, dt, p->fill_i));
+}
+
+/* CUDA: a fill plus one box segment (Pad's constant mode) as one grid-stride loop over output 0:
+   each element is its input element when it lies in the box, else the fill value. */
+static void emit_box_par(Emit *e, Node *n, const Plan *p) {
+  const Seg *s = &p->segs[0];
+  Value *y = n->outputs[0];
+  int r = s->r, dt = y->dtype;
+  int64_t cnt = value_numel(y);
+  if (!cnt) return;
+  const char *it = ity(n);
+  emit_par_for(e, fmt(e, "%s ", it), "o", cnt);
+  ep(e, "%s rem = o, xi = %lld;", it, (long long)s->ibase);
+  ep(e, "int in = 1;");
+  for (int d = r - 1; d >= 0; d--) {
+    ep(e, "{");
+    ep(e, "const %s u = rem %% %lld - %lld;", it, (long long)y->dims[d], (long long)s->olo[d]);
+    ep(e, "rem /= %lld;", (long long)y->dims[d]);
+    ep(e, "if (u < 0 || u >= %lld) in = 0;", (long long)s->dims[d]);
+    ep(e, "xi += u * %lld;", (long long)s->is[d]);
+    ep(e, "}");
+  }
+  ep(e, "(void)rem;");
+  ep(e, "Y0[o] = in ? X%d[xi] : %s;", s->src, fill_value(e, p, dt));
+  ep(e, "}");
+}
+
 static void emit_fill(Emit *e, Node *n, const Plan *p) {
   Value *y = n->outputs[0];
   int64_t cnt = value_numel(y);
@@ -288,10 +323,7 @@ static void emit_fill(Emit *e, Node *n, const Plan *p) {
   bool zero = p->fill == FILL_ZERO ||
               (p->fill == FILL_LIT && (dtype_is_float(dt) ? (p->fill_f == 0 && !signbit(p->fill_f)) : p->fill_i == 0));
   if (zero) { ep(e, "memset(Y0, 0, %lld * sizeof(%s));", (long long)cnt, c_type(dt)); return; }
-  const char *v;
-  if (p->fill == FILL_INPUT) v = fmt(e, "X%d[0]", p->fill_in);
-  else if (dtype_is_float(dt)) v = c_store(e, dt, c_lit(e, ctype_dt(dt), p->fill_f));
-  else v = c_store(e, dt, c_lit_i(e, dt, p->fill_i));
+  const char *v = fill_value(e, p, dt);
   ep(e, "{");
   ep(e, "const %s fv = %s;", c_type(dt), v);
   ep(e, "%s i;", ity(n));
@@ -357,6 +389,10 @@ static void emit_seg(Emit *e, Node *n, const Seg *s, int tid) {
 static void plan_emit(Emit *e, Node *n) {
   const Plan *p = n->priv;
   bool par = e->par;
+  if (par && p->fill && p->n == 1 && p->segs[0].box && p->segs[0].dst == 0 && p->segs[0].r == n->outputs[0]->rank) {
+    emit_box_par(e, n, p);
+    return;
+  }
   e->par = par && !p->fill; /* a fill, then segments over it: one thread (CUDA) */
   e->par_indep = true;
   if (p->fill) emit_fill(e, n, p);
@@ -995,11 +1031,13 @@ static void pad_infer(Ctx *ctx, Node *n) {
       cd[d] = hi > lo[d] ? hi - lo[d] : 0;
     }
     Seg *s = seg_add(p, 0, 0, r, cd);
+    s->box = true;
     for (int d = 0; d < r; d++) {
       s->os[d] = ost[d];
       s->is[d] = ist[d];
       s->obase += lo[d] * ost[d];
       s->ibase += (lo[d] - pb[d]) * ist[d];
+      s->olo[d] = lo[d];
     }
   } else {
     p->fill = FILL_NONE;
@@ -1519,8 +1557,8 @@ static const OpDef tensor_rows[] = {
     {"Transpose", "", 1, M, OPF_PARALLEL, transpose_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"DepthToSpace", "", 1, M, OPF_PARALLEL, d2s_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"SpaceToDepth", "", 1, M, OPF_PARALLEL, d2s_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Pad", "", 1, 1, 0, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
-    {"Pad", "", 2, 10, 0, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Pad", "", 1, 1, OPF_PARALLEL, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
+    {"Pad", "", 2, 10, OPF_PARALLEL, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Pad", "", 11, M, OPF_PARALLEL, pad_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"CenterCropPad", "", 18, M, OPF_PARALLEL, ccp_infer, plan_fold, plan_emit, NULL, ALL, NULL},
     {"Gather", "", 1, M, OPF_PARALLEL, gather_infer, gather_fold, gather_emit, NULL, ALL, NULL},
