@@ -791,7 +791,7 @@ static int64_t image_decode_scratch(const Node *n) {
                     3 * (W + 32) * (H + 32) + 2 * W,                                       /* JPEG */
                     385 * MW * MH + 13 * MW + 4096,                                        /* WebP lossy */
                     4 * W * H + 40 * ((W + 3) / 4) * ((H + 3) / 4) + 16 * N + 49152,       /* WebP lossless */
-                    20 * W * H + 4 * (W + H) + N + 131072};                                /* JPEG 2000 */
+                    20 * W * H + 4 * (W + H) + 2 * N + 131072};                            /* JPEG 2000 */
   int64_t m = 0;
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) m = need[i] > m ? need[i] : m;
   return m;

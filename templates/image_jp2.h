@@ -6,15 +6,22 @@
    (the parts of a tile consecutive in the stream); any number of decomposition levels; the
    reversible 5/3 wavelet with the RCT and the irreversible 9/7 wavelet with the ICT (in float,
    following OpenJPEG's arithmetic) and scalar derived / expounded quantization; layers; the five
-   progression orders; default and explicit precincts; code-blocks of any legal size; code-block
-   styles reset, vertically causal, predictable termination and segmentation symbols; SOP and EPH
-   markers.  Refused (ONNXC_IMG_BAD): other bit depths, signed or subsampled components, the
-   arithmetic-coder bypass and terminate-each-pass styles, POC, RGN, PPM, PPT, palettes and
-   component mappings in a JP2 file, sYCC and other colour spaces than sRGB / gray.
+   progression orders; default and explicit precincts; code-blocks of any legal size; all the
+   code-block styles of Part 1 in any combination: selective arithmetic-coding bypass (raw
+   significance propagation and magnitude refinement passes below the 4 most significant
+   bit-planes), reset, termination on each coding pass, vertically causal, predictable
+   termination and segmentation symbols (with bypass or termination on each pass a code-block's
+   data is several codeword segments, each with its length in the packet headers, continuing
+   across layers, and each decoded on its own as OpenJPEG does); SOP and EPH markers.  Refused
+   (ONNXC_IMG_BAD): other bit depths, signed or subsampled components, HT code-blocks (Part 15)
+   and the reserved style bit 0x80, POC, RGN, PPM, PPT, palettes and component mappings in a JP2
+   file, sYCC and other colour spaces than sRGB / gray; codeword segments longer than 65535
+   bytes.
 
-   Scratch: 20 W H + 4 (W + H) + n + 131072 bytes (coefficient planes of 3 components, a wavelet
-   line, a copy of the code-block data, and code-block / precinct / tag-tree state for one tile,
-   whose geometry is refused when it does not fit in what is left). */
+   Scratch: 20 W H + 4 (W + H) + 2 n + 131072 bytes (coefficient planes of 3 components, a wavelet
+   line, a copy of the code-block data with the lengths of their codeword segments (2 bytes each;
+   2 n bytes in all), and code-block / precinct / tag-tree state for one tile, whose geometry is
+   refused when it does not fit in what is left). */
 
 #ifndef ONNXC_IMG_BAD
 #define ONNXC_IMG_BAD 11 /* ONNXC_ERR_IMAGE */
@@ -37,11 +44,12 @@ typedef struct {
   uint16_t w, h;
 } onnxc_jp2_prec;
 
-/* one code-block: data (off, len in the copy), passes, Lblock (0: not yet included), zero bit-planes */
+/* one code-block: data (off, len in the copy), passes, Lblock (0: not yet included), zero bit-planes;
+   with the bypass or terminate-each-pass styles, nseg codeword segments, whose lengths (2 bytes
+   each, big-endian) precede the data in the copy */
 typedef struct {
   uint32_t off, len, plen;
-  uint16_t npasses;
-  uint8_t lblock, zbp;
+  uint8_t npasses, lblock, zbp, nseg;
 } onnxc_jp2_cb;
 
 typedef struct {
@@ -162,6 +170,42 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_mq_dec(onnxc_jp2_mq *m, int cx) {
   return dd;
 }
 
+/* raw (bypass) decoding of a segment (D.6): its bits, most significant first, a bit stuffed after
+   each 0xFF; past its end (or at an 0xFF followed by a byte above 0x8F) the bits are ones */
+ONNXC_MAYBE_UNUSED static void onnxc_jp2_raw_init(onnxc_jp2_mq *m, const unsigned char *d, uint32_t len) {
+  m->d = d, m->len = len, m->bp = 0, m->c = 0, m->ct = 0;
+}
+
+ONNXC_MAYBE_UNUSED static int onnxc_jp2_raw(onnxc_jp2_mq *m) {
+  if (m->ct == 0) {
+    if (m->c == 0xff && onnxc_jp2_mqb(m, m->bp) > 0x8f) {
+      m->ct = 8;
+    } else {
+      m->ct = m->c == 0xff ? 7 : 8;
+      m->c = onnxc_jp2_mqb(m, m->bp);
+      if (m->bp <= m->len) m->bp++;
+    }
+  }
+  m->ct--;
+  return (int)(m->c >> m->ct) & 1;
+}
+
+/* The codeword segments of a code-block (B.10.7.2, D.4.2, D.6): pass i (from 0) is the *u-th
+   pass of segment *s, which holds at most *cap passes: one with terminate-each-pass (style 4);
+   with bypass (style 1) 10 (the most significant bit-plane's cleanup and three bit-planes), then
+   2 raw ones (significance propagation, magnitude refinement) and 1 MQ-coded one (cleanup) in
+   turn; one segment of any number otherwise. */
+ONNXC_MAYBE_UNUSED static void onnxc_jp2_seg(int style, uint32_t i, uint32_t *s, uint32_t *u, uint32_t *cap) {
+  if (style & 4) {
+    *s = i, *u = 0, *cap = 1;
+  } else if ((style & 1) && i >= 10) {
+    const uint32_t m = i - 10;
+    *s = 1 + 2 * (m / 3) + (m % 3 == 2), *u = m % 3 == 2 ? 0 : m % 3, *cap = m % 3 == 2 ? 1 : 2;
+  } else {
+    *s = 0, *u = i, *cap = style & 1 ? 10 : 255;
+  }
+}
+
 /* ---- tier-1: EBCOT code-block decoding (Annex D) ---- */
 /* flags per coefficient, in a (w + 2) x (h + 2) array with a border */
 #define ONNXC_JP2_SIG 1
@@ -212,20 +256,38 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_sign(onnxc_jp2_mq *m, const unsigned cha
 }
 
 /* Decodes a code-block of w x h coefficients from data[0..len) with npasses passes starting at
-   bit-plane p0 (of the doubled magnitudes), into coef (signed, doubled magnitudes).
-   Returns 0, or 1 when refused. */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_t1(const unsigned char *data, uint32_t len, int32_t *coef, unsigned char *flags, uint32_t w,
-                                           uint32_t h, int orient, int style, int p0, int npasses) {
+   bit-plane p0 (of the doubled magnitudes), into coef (signed, doubled magnitudes).  nseg 0: one
+   MQ-coded segment; otherwise the data holds nseg codeword segments (onnxc_jp2_seg), their
+   lengths 2 bytes each at tab, each decoded on its own: raw in the significance propagation and
+   magnitude refinement passes below the 4 most significant bit-planes with bypass, MQ-coded
+   otherwise (the MQ decoder started again, its contexts kept).  Returns 0, or 1 when refused. */
+ONNXC_MAYBE_UNUSED static int onnxc_jp2_t1(const unsigned char *data, uint32_t len, const unsigned char *tab, uint32_t nseg,
+                                           int32_t *coef, unsigned char *flags, uint32_t w, uint32_t h, int orient, int style,
+                                           int p0, int npasses) {
   onnxc_jp2_mq mq;
   const long st = (long)w + 2;
   long i, x, y, y0;
-  int pass, ptype = 2, p = p0;
+  int pass, ptype = 2, p = p0, raw = 0;
+  uint32_t segoff = 0;
   for (i = 0; i < (long)(w * h); i++) coef[i] = 0;
   for (i = 0; i < st * ((long)h + 2); i++) flags[i] = 0;
-  onnxc_jp2_mq_init(&mq, data, len);
+  onnxc_jp2_mq_init(&mq, data, nseg ? 0 : len);
   onnxc_jp2_mq_reset(&mq);
   for (pass = 0; pass < npasses && p >= 1; pass++) {
     const int32_t one = (int32_t)1 << p, half = one >> 1, oph = one | half;
+    if (nseg) {
+      uint32_t s, u, cap, sl;
+      onnxc_jp2_seg(style, (uint32_t)pass, &s, &u, &cap);
+      if (u == 0) { /* a segment starts */
+        if (s >= nseg) return 1;
+        sl = (uint32_t)tab[2 * s] << 8 | tab[2 * s + 1];
+        if (sl > len - segoff) return 1;
+        raw = (style & 1) && ptype < 2 && p <= p0 - 4;
+        if (raw) onnxc_jp2_raw_init(&mq, data + segoff, sl);
+        else onnxc_jp2_mq_init(&mq, data + segoff, sl);
+        segoff += sl;
+      }
+    }
     for (y0 = 0; y0 < (long)h; y0 += 4)
       for (x = 0; x < (long)w; x++) {
         long k = 0;
@@ -260,7 +322,13 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_t1(const unsigned char *data, uint32_t l
             onnxc_jp2_nbh(f, st, vc, &hh, &vv, &dg);
             if (!(hh + vv + dg)) continue;
             f[0] |= ONNXC_JP2_VIS;
-            if (onnxc_jp2_mq_dec(&mq, onnxc_jp2_zc(hh, vv, dg, orient))) {
+            if (raw) {
+              if (onnxc_jp2_raw(&mq)) {
+                if (onnxc_jp2_raw(&mq)) f[0] |= ONNXC_JP2_NEG;
+                f[0] |= ONNXC_JP2_SIG;
+                coef[y * (long)w + x] = oph;
+              }
+            } else if (onnxc_jp2_mq_dec(&mq, onnxc_jp2_zc(hh, vv, dg, orient))) {
               if (onnxc_jp2_sign(&mq, f, st, vc)) f[0] |= ONNXC_JP2_NEG;
               f[0] |= ONNXC_JP2_SIG;
               coef[y * (long)w + x] = oph;
@@ -270,7 +338,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_t1(const unsigned char *data, uint32_t l
             if ((f[0] & (ONNXC_JP2_SIG | ONNXC_JP2_VIS)) != ONNXC_JP2_SIG) continue;
             onnxc_jp2_nbh(f, st, vc, &hh, &vv, &dg);
             cx = (f[0] & ONNXC_JP2_REF) ? 16 : hh + vv + dg ? 15 : 14;
-            if (onnxc_jp2_mq_dec(&mq, cx)) coef[y * (long)w + x] += half;
+            if (raw ? onnxc_jp2_raw(&mq) : onnxc_jp2_mq_dec(&mq, cx)) coef[y * (long)w + x] += half;
             else coef[y * (long)w + x] -= half;
             f[0] |= ONNXC_JP2_REF;
           } else { /* cleanup */
@@ -315,7 +383,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_spcod(onnxc_jp2_comp *k, const unsigned 
   uint32_t i;
   if (L < 5) return 1;
   if (q[0] > 32 || q[1] > 8 || q[2] > 8 || q[1] + q[2] > 8 || q[4] > 1) return 1;
-  if (q[3] & (0x40 | 0x80 | 0x01 | 0x04)) return 1; /* HT, bypass, terminate each pass: refused */
+  if (q[3] & (0x40 | 0x80)) return 1; /* HT (Part 15) and the undefined bit: refused */
   k->nl = q[0], k->xcb = (uint8_t)(q[1] + 2), k->ycb = (uint8_t)(q[2] + 2), k->style = q[3], k->rev = q[4];
   for (i = 0; i < 33; i++) k->pp[i] = 0xff;
   if (prec) {
@@ -528,13 +596,15 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_skipmk(onnxc_jp2_dec *d, uint32_t m, uin
   return 0;
 }
 
-/* the header of one code-block (j of w x h, tag trees at tt, nn nodes each) in a packet of layer l:
-   0, 2 when the packet does not include it, 1 when bad */
+/* the header of one code-block (j of w x h, tag trees at tt, nn nodes each, code-block style
+   style) in a packet of layer l: 0, 2 when the packet does not include it, 1 when bad.  With the
+   bypass or terminate-each-pass styles the new passes span one or more codeword segments, each
+   with its length (B.10.7.2): pass 1 counts the code-block's segments, pass 2 adds the lengths
+   into its table. */
 ONNXC_MAYBE_UNUSED static int onnxc_jp2_cbhdr(onnxc_jp2_dec *d, onnxc_jp2_cb *cb, uint16_t *tt, uint32_t nn, uint32_t w, uint32_t h,
-                                   uint32_t j, int l) {
+                                   uint32_t j, int l, int style, int pass) {
   int bit;
-  uint32_t v, np, len;
-  int nbits;
+  uint32_t v, np, len, i, total = 0;
   if (!cb->lblock) {
     if (onnxc_jp2_tt(d, tt, w, h, j % w, j / w, (uint32_t)l + 1, &v)) return 1;
     if (v > (uint32_t)l) return 2;
@@ -574,11 +644,31 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_cbhdr(onnxc_jp2_dec *d, onnxc_jp2_cb *cb
     if (!bit) break;
     if (++cb->lblock > 32) return 1;
   }
-  nbits = cb->lblock + (np >= 128 ? 7 : np >= 64 ? 6 : np >= 32 ? 5 : np >= 16 ? 4 : np >= 8 ? 3 : np >= 4 ? 2 : np >= 2 ? 1 : 0);
-  if (nbits > 32 || onnxc_jp2_bits(d, nbits, &len)) return 1;
-  if (len > d->arenasz || cb->npasses + np > 255) return 1;
-  cb->npasses = (uint16_t)(cb->npasses + np);
-  cb->plen = len;
+  if (cb->npasses + np > 255) return 1;
+  for (i = cb->npasses; np;) {
+    uint32_t s, u, cap, k;
+    int nbits;
+    onnxc_jp2_seg(style, i, &s, &u, &cap);
+    k = cap - u < np ? cap - u : np;
+    nbits = cb->lblock + (k >= 128 ? 7 : k >= 64 ? 6 : k >= 32 ? 5 : k >= 16 ? 4 : k >= 8 ? 3 : k >= 4 ? 2 : k >= 2 ? 1 : 0);
+    if (nbits > 32 || onnxc_jp2_bits(d, nbits, &len)) return 1;
+    if (len > d->arenasz - total) return 1;
+    total += len;
+    if (style & 5) {
+      if (pass == 1) {
+        if (u == 0) cb->nseg++;
+      } else {
+        unsigned char *t = d->arena + cb->off + 2 * s;
+        if (s >= cb->nseg || (uint64_t)cb->off + 2 * cb->nseg > d->arenasz) return 1;
+        v = ((uint32_t)t[0] << 8 | t[1]) + len;
+        if (v > 0xffff) return 1;
+        t[0] = (unsigned char)(v >> 8), t[1] = (unsigned char)v;
+      }
+    }
+    i += k, np -= k;
+  }
+  cb->npasses = (uint8_t)i;
+  cb->plen = total;
   return 0;
 }
 
@@ -597,8 +687,9 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_pdata(onnxc_jp2_dec *d, const onnxc_jp2_
           if (onnxc_jp2_nextpart(d)) return 1;
         k = d->end - d->pos < cb->plen ? d->end - d->pos : cb->plen;
         if (pass == 2) {
-          if (cb->off > d->arenasz || d->arenasz - cb->off < cb->len || d->arenasz - cb->off - cb->len < k) return 1;
-          for (i = 0; i < k; i++) d->arena[cb->off + cb->len + i] = d->cs[d->pos + i];
+          const uint64_t at = (uint64_t)cb->off + 2u * cb->nseg + cb->len;
+          if (at > d->arenasz || d->arenasz - at < k) return 1;
+          for (i = 0; i < k; i++) d->arena[at + i] = d->cs[d->pos + i];
         } else if (d->arenasz - cb->len < k) {
           return 1;
         }
@@ -632,7 +723,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_packet(onnxc_jp2_dec *d, int c, int r, u
       const uint32_t w = rc->w, h = rc->h, nn = onnxc_jp2_ttn(w, h);
       uint16_t *tt = d->tt + 2 * rc->tt;
       for (j = 0; j < w * h; j++) {
-        const int st = onnxc_jp2_cbhdr(d, d->cb + rc->cb + j, tt, nn, w, h, j, l);
+        const int st = onnxc_jp2_cbhdr(d, d->cb + rc->cb + j, tt, nn, w, h, j, l, d->tc[c].style, pass);
         if (st == 1) return 1;
       }
     }
@@ -929,7 +1020,8 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_blocks(onnxc_jp2_dec *d, int c, int32_t 
           long xx, yy;
           if (!cb->npasses || cx1 <= cx0 || cy1 <= cy0) continue;
           if (cb->zbp > mb || mb - cb->zbp > 30) return 1;
-          if (onnxc_jp2_t1(d->arena + cb->off, cb->len, d->coef, d->flags, cx1 - cx0, cy1 - cy0, b, k->style, mb - cb->zbp, cb->npasses))
+          if (onnxc_jp2_t1(d->arena + cb->off + 2 * (uint32_t)cb->nseg, cb->len, d->arena + cb->off, cb->nseg, d->coef, d->flags,
+                           cx1 - cx0, cy1 - cy0, b, k->style, mb - cb->zbp, cb->npasses))
             return 1;
           for (yy = 0; yy < (long)(cy1 - cy0); yy++)
             for (xx = 0; xx < (long)(cx1 - cx0); xx++) {
@@ -992,7 +1084,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_reset(onnxc_jp2_dec *d) {
   uint32_t i;
   for (i = 0; i < d->ncb; i++) {
     onnxc_jp2_cb *cb = d->cb + i;
-    cb->len = cb->plen = 0, cb->npasses = 0, cb->lblock = cb->zbp = 0;
+    cb->len = cb->plen = 0, cb->npasses = 0, cb->lblock = cb->zbp = 0; /* nseg kept: pass 1's count */
   }
   for (i = 0; i < d->ntt; i++) d->tt[2 * i] = 0xffff, d->tt[2 * i + 1] = 0;
 }
@@ -1012,15 +1104,17 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_tile(onnxc_jp2_dec *d, unsigned char *rg
   if (onnxc_jp2_layout(d)) return 1;
   /* pass 1: the code-blocks' data lengths; pass 2: their data, each code-block's contiguous */
   onnxc_jp2_reset(d);
-  for (i = 0; i < d->ncb; i++) d->cb[i].off = 0;
+  for (i = 0; i < d->ncb; i++) d->cb[i].off = 0, d->cb[i].nseg = 0;
   d->eod = 0, d->tpno = 0;
   if (onnxc_jp2_prog(d, 1)) return 1;
-  for (i = 0; i < d->ncb; i++) {
+  for (i = 0; i < d->ncb; i++) { /* each code-block's segment lengths, then its data */
+    const uint32_t t = 2u * d->cb[i].nseg;
     d->cb[i].off = sum;
-    if (d->cb[i].len > d->arenasz - sum) return 1;
-    sum += d->cb[i].len;
+    if (t > d->arenasz - sum || d->cb[i].len > d->arenasz - sum - t) return 1;
+    sum += t + d->cb[i].len;
   }
   onnxc_jp2_reset(d);
+  for (i = 0; i < sum; i++) d->arena[i] = 0;
   d->pos = pos, d->end = end, d->eod = 0, d->tpno = 0;
   if (onnxc_jp2_prog(d, 2)) return 1;
   for (c = 0; c < nout; c++) {
@@ -1075,7 +1169,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_jp2h(const unsigned char *s, uint32_t n)
 }
 
 /* Decodes the JPEG 2000 image s[0..n) into rgb (H x W x 3).  Scratch:
-   20 W H + 4 (W + H) + n + 131072 bytes. */
+   20 W H + 4 (W + H) + 2 n + 131072 bytes. */
 ONNXC_MAYBE_UNUSED static int onnxc_img_jp2(const unsigned char *s, long n, unsigned char *rgb, long H, long W, unsigned char *scr) {
   const unsigned char *cs = (const unsigned char *)0;
   uint32_t cslen = 0, p, L, i, last = 0xffffffffu, ndone = 0;
@@ -1111,7 +1205,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_jp2(const unsigned char *s, long n, unsi
   if (!cs || cslen < 4 || cs[0] != 0xff || cs[1] != 0x4f || cs[2] != 0xff || cs[3] != 0x51) return ONNXC_IMG_BAD;
   /* scratch */
   plane = (uint64_t)W * (uint64_t)H * 4;
-  total = 5 * plane + 4 * ((uint64_t)W + (uint64_t)H) + (uint64_t)n + 131072 - 8;
+  total = 5 * plane + 4 * ((uint64_t)W + (uint64_t)H) + 2 * (uint64_t)n + 131072 - 8;
   base = scr + ((8 - (uint32_t)((uintptr_t)scr & 7)) & 7);
   d = (onnxc_jp2_dec *)(void *)base;
   for (i = 0; i < sizeof(onnxc_jp2_dec); i++) base[i] = 0;
@@ -1121,7 +1215,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_jp2(const unsigned char *s, long n, unsi
   d->flags = base + used, used += 6400;
   d->line = (int32_t *)(void *)(base + used), used += (4 * (uint64_t)(W > H ? W : H) + 8 + 7) & ~(uint64_t)7;
   for (c = 0; c < 3; c++) d->plane[c] = (int32_t *)(void *)(base + used), used += (plane + 7) & ~(uint64_t)7;
-  d->arena = base + used, d->arenasz = (uint32_t)n, used += ((uint64_t)n + 7) & ~(uint64_t)7;
+  d->arena = base + used, d->arenasz = 2 * (uint32_t)n, used += (2 * (uint64_t)n + 7) & ~(uint64_t)7;
   if (used >= total) return ONNXC_IMG_BAD;
   d->pool = base + used, d->poolsz = total - used;
   d->cs = cs, d->cslen = cslen;

@@ -68,9 +68,56 @@ def samples():
     return out
 
 
+# code-block styles Pillow's writer does not set, from OpenJPEG's opj_compress (libopenjp2-tools):
+# -M is the sum of 1 bypass (raw significance propagation and magnitude refinement passes below
+# the 4 most significant bit-planes), 2 reset, 4 terminate each pass, 8 vertically causal,
+# 16 predictable termination, 32 segmentation symbols
+_OPJ_CASES = [
+    ("jp2_bypass_lossless_rgb_30x22", 30, 22, "RGB", ".jp2", ["-M", "1", "-n", "4"]),
+    ("jp2_termall_layers_gray_j2k_27x19", 27, 19, "L", ".j2k", ["-M", "4", "-r", "8,3,1", "-b", "8,8", "-n", "3"]),
+    ("jp2_bypass_termall_styles_rpcl_rgb_26x20", 26, 20, "RGB", ".j2k",
+     ["-M", "63", "-r", "6,2,1", "-p", "RPCL", "-b", "8,16", "-n", "3"]),
+    ("jp2_irreversible_bypass_layers_rgb_32x24", 32, 24, "RGB", ".jp2", ["-M", "17", "-I", "-r", "6,2", "-b", "16,16", "-n", "4"]),
+    ("jp2_bypass_reset_tiles_rgb_34x26", 34, 26, "RGB", ".j2k", ["-M", "3", "-t", "16,16", "-r", "4,1", "-n", "2"]),
+]
+
+
+def opj_encode(im, ext, args):
+    """im encoded by opj_compress with the command-line options args"""
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        src, out = os.path.join(d, "in.pgm" if im.mode == "L" else "in.ppm"), os.path.join(d, "out" + ext)
+        im.save(src)
+        subprocess.run(["opj_compress", "-i", src, "-o", out] + args, check=True, capture_output=True)
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def opj_samples():
+    """(name, encoded bytes, expected RGB array) for _OPJ_CASES: the bypass and terminate-each-pass
+    code-block styles, alone and with the others, 5/3 and 9/7, layers, tiles"""
+    out = []
+    for i, (name, w, h, mode, ext, args) in enumerate(_OPJ_CASES):
+        data = opj_encode(_image(w, h, mode, 2000 + i), ext, args)
+        rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=np.uint8)
+        out.append((name, data, rgb))
+    return out
+
+
+def opj_unsupported():
+    """(name, encoded bytes, shape) of a JPEG 2000 image the decoder refuses: a POC marker"""
+    data = opj_encode(_image(24, 20, "RGB", 2100), ".j2k", ["-n", "3", "-POC", "T1=0,0,1,3,3,CPRL"])
+    return [("jp2_poc", data, (20, 24, 3))]
+
+
 if __name__ == "__main__":
     tot = 0
     for name, data, rgb in samples():
+        tot += len(data)
+        print(name, len(data), rgb.shape)
+    for name, data, rgb in opj_samples():
         tot += len(data)
         print(name, len(data), rgb.shape)
     print("total bytes", tot)

@@ -211,11 +211,25 @@ def sample_cases():
             fmt = "BGR" if k == 1 else "Grayscale" if k == 2 else "RGB"
             case((name if name.startswith(prefix) else prefix + name) + ("" if fmt == "RGB" else "_" + fmt.lower()), np.frombuffer(data, np.uint8),
                  Image.fromarray(want), fmt)
+    opj_cases()
     # an animated WebP (ONNXC_ERR_IMAGE)
     frames = [Image.fromarray(picture(16, 16, 10 + i)) for i in range(2)]
     b = io.BytesIO()
     frames[0].save(b, format="WEBP", save_all=True, append_images=frames[1:], duration=100)
     unsupported("webp_animated", np.frombuffer(b.getvalue(), np.uint8), (16, 16, 3))
+
+
+def opj_cases():
+    """JPEG 2000 from OpenJPEG's opj_compress (jp2_samples.opj_samples): the bypass and
+    terminate-each-pass code-block styles, alone and with reset, vertically causal, predictable
+    termination and segmentation symbols, 5/3 and 9/7; one in BGR, one in Grayscale.  And a
+    JPEG 2000 image with a POC marker, refused."""
+    import jp2_samples
+    for k, (name, data, want) in enumerate(jp2_samples.opj_samples()):
+        fmt = "BGR" if k == 2 else "Grayscale" if k == 3 else "RGB"
+        case(name + ("" if fmt == "RGB" else "_" + fmt.lower()), np.frombuffer(data, np.uint8), Image.fromarray(want), fmt)
+    for name, data, shape in jp2_samples.opj_unsupported():
+        unsupported(name, np.frombuffer(data, np.uint8), shape)
 
 
 if __name__ == "__main__":
