@@ -458,26 +458,29 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
       float *yc = y + (long)oc * OHW;
       int oh, ow0, kh;
-      for (oh = 0; oh < OH; oh++)
+      for (oh = 0; oh < OH; oh++) {
+        /* per kernel row, the odd lanes (columns 2ow+1) of the previous 16 outputs: column
+           2ow-1 of lane 0 is lane 15 of those (the left padding, 0, at ow0 = 0) */
+        __m512 po[3];
+        po[0] = po[1] = po[2] = _mm512_setzero_ps();
         for (ow0 = 0; ow0 < OW; ow0 += 16) {
           const int c0 = 2 * ow0; /* input column of lane 0, tap kw = 1 */
-          const __mmask16 ka = ONNXC_MASK16(IW - c0), kb = ONNXC_MASK16(IW - c0 - 16);
-          const __mmask16 kc = c0 == 0 ? (__mmask16)(ONNXC_MASK16(IW - c0 + 2) & 0xfffc) : ONNXC_MASK16(IW - c0 + 2);
-          const __mmask16 kd = ONNXC_MASK16(IW - c0 - 14), km = ONNXC_MASK16(OW - ow0);
+          const __mmask16 ka = ONNXC_MASK16(IW - c0), kb = ONNXC_MASK16(IW - c0 - 16), km = ONNXC_MASK16(OW - ow0);
           __m512 acc = _mm512_setzero_ps(), acc2 = acc;
           for (kh = 0; kh < 3; kh++) {
             const int ih = 2 * oh + kh - PH;
             const float *r;
-            __m512 a, b, c, d;
+            __m512 a, b, od;
             if (ih < 0 || ih >= IH) continue;
             r = xc + (long)ih * IW + c0;
             a = _mm512_maskz_loadu_ps(ka, r);
             b = _mm512_maskz_loadu_ps(kb, r + 16);
-            c = _mm512_maskz_loadu_ps(kc, r - 2);
-            d = _mm512_maskz_loadu_ps(kd, r + 14);
-            acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh]), _mm512_permutex2var_ps(c, od_i, d), acc);
+            od = _mm512_permutex2var_ps(a, od_i, b);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh]),
+                                  _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(od), _mm512_castps_si512(po[kh]), 15)), acc);
             acc2 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 1]), _mm512_permutex2var_ps(a, ev_i, b), acc2);
-            acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 2]), _mm512_permutex2var_ps(a, od_i, b), acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 2]), od, acc);
+            po[kh] = od;
           }
           if (2 * oh + 4 < IH) { /* the rows of the output row after next */
             const float *pr = xc + (long)(2 * oh + 3) * IW + c0;
@@ -490,6 +493,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           if (e) acc = onnxc_epi16(&ev, acc, km, oc, oh * OW + ow0);
           _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, acc);
         }
+      }
     }
     return;
   }
