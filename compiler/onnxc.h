@@ -858,6 +858,15 @@ void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs);
 Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj);
 void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs);
 
+/* ops_seq.c, for the CUDA backend: an LSTM or GRU whose CUDA form applies (float32, layout 0,
+   no sequence_lens, peepholes, clip or input_forget, the default activations); W and R are
+   [D][K][GH] row-major when pre_w / pre_r (transposed at compile time), else ONNX's [D][GH][K]. */
+typedef struct RnnCuda {
+  bool lstm, lbr, pre_w, pre_r, rev[2];
+  int64_t S, B, I, H, D, G;
+} RnnCuda;
+bool rnn_cuda_form(const Node *n, RnnCuda *rc);
+
 /* ---- codegen/cuda/emit_cuda.c ------------------------------------------------------------- */
 
 /* Writes net.cu (or, for cuda-nvrtc, net.c carrying the kernel source) and net.h. */

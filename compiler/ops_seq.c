@@ -208,7 +208,7 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   ri->input_forget = kind == K_LSTM && attr_i(n, "input_forget", 0) != 0;
   ri->lbr = kind == K_GRU && attr_i(n, "linear_before_reset", 0) != 0;
   /* panels when every GEMV column range (all gates, 2H, H) starts and ends on a panel */
-  ri->panel = H % gemv_width(dt) == 0 ? gemv_width(dt) : 0;
+  ri->panel = H % gemv_width(dt) == 0 && ctx->target == TARGET_C ? gemv_width(dt) : 0; /* CUDA: plain W^T for cuBLAS */
   ri->gemm_x = dt == DT_FLOAT && Wt->data && !SL && ctx->target == TARGET_C;
   if (Wt->data) {
     ri->orig_w = Wt;
@@ -229,6 +229,24 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   for (int k = 1; k < n->n_outputs && k < 3; k++)
     if (node_out(n, k)) value_set_shape(n->outputs[k], dt, 3, ri->layout ? hd1 : hd);
   if (n->n_outputs > (kind == K_LSTM ? 3 : 2)) fail_node(ctx, n, "too many outputs");
+}
+
+bool rnn_cuda_form(const Node *n, RnnCuda *rc) {
+  const RnnInfo *ri = n->priv;
+  if (!ri || (ri->kind != K_LSTM && ri->kind != K_GRU) || n->inputs[0]->dtype != DT_FLOAT || ri->layout != 0) return false;
+  if (node_in(n, 4) || (ri->kind == K_LSTM && node_in(n, 7)) || ri->has_clip || ri->input_forget) return false;
+  if ((ri->pre_w || ri->pre_r) && ri->panel) return false;
+  static const int def[2][3] = {{A_SIGMOID, A_TANH, 0}, {A_SIGMOID, A_TANH, A_TANH}};
+  for (int d = 0; d < ri->D; d++)
+    for (int a = 0; a < ri->nact; a++)
+      if (ri->act[d][a].kind != def[ri->kind == K_LSTM][a]) return false;
+  if (ri->S * ri->B * ri->I == 0) return false;
+  rc->lstm = ri->kind == K_LSTM;
+  rc->lbr = ri->lbr;
+  rc->S = ri->S, rc->B = ri->B, rc->I = ri->I, rc->H = ri->H, rc->D = ri->D, rc->G = ri->G;
+  rc->rev[0] = ri->rev[0], rc->rev[1] = ri->rev[1];
+  rc->pre_w = ri->pre_w, rc->pre_r = ri->pre_r;
+  return true;
 }
 
 static int64_t rnn_scratch(Ctx *ctx, Node *n) {

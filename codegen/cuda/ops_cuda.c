@@ -315,6 +315,163 @@ static void emit_conv_gemm(Cu *cu, Node *n, const CV *c) {
   epilogue(cu, n, y, b ? fmt(d, "B[o / %lld %% %lld]", LL(P), LL(M)) : NULL, b, n->fuse_add ? n->inputs[n->fuse_add] : NULL);
 }
 
+/* ---- LSTM / GRU -------------------------------------------------------------------------- */
+
+/* Scratch (floats): Gx [D][S*B][GH] (the input projections of every step), Gh [B][GH] (one
+   step's h R^T), hb and cb [D][B][H] (the state), and for GRU without linear_before_reset
+   rh [B][H] (r * h) and gn [B][H] ((r * h) Rh^T). */
+static int64_t rnn_floats(const RnnCuda *r) {
+  int64_t GH = r->G * r->H;
+  return r->D * r->S * r->B * GH + r->B * GH + 2 * r->D * r->B * r->H + (!r->lstm && !r->lbr ? 2 * r->B * r->H : 0);
+}
+
+/* The input projections of all steps as one GEMM per direction, then per step and direction
+   h R^T (cuBLAS) and a cell kernel, one thread per (batch row, hidden unit); the steps are
+   queued from a host loop (and replayed by the CUDA graph). */
+static void emit_rnn(Cu *cu, Node *n, const RnnCuda *r) {
+  Emit *h = &cu->host, *d = &cu->dev;
+  Value *X = n->inputs[0], *W = n->inputs[1], *R = n->inputs[2], *Bv = node_in(n, 3), *H0 = node_in(n, 5);
+  Value *C0 = r->lstm ? node_in(n, 6) : NULL;
+  Value *Y = node_out(n, 0), *Yh = node_out(n, 1), *Yc = r->lstm ? node_out(n, 2) : NULL;
+  int64_t S = r->S, B = r->B, I = r->I, H = r->H, D = r->D, GH = r->G * H, BH = B * H;
+  bool gru0 = !r->lstm && !r->lbr;
+  const char *sc = fmt(h, "((float *)%s)", cu_arena(cu, n->scratch_offset));
+  const char *Gx = sc, *Gh = fmt(h, "(%s + %lld)", sc, LL(D * S * B * GH));
+  const char *Hb = fmt(h, "(%s + %lld)", sc, LL(D * S * B * GH + B * GH)), *Cb = fmt(h, "(%s + %lld)", Hb, LL(D * BH));
+  const char *Rh = fmt(h, "(%s + %lld)", Cb, LL(D * BH)), *Gn = fmt(h, "(%s + %lld)", Rh, LL(BH));
+  ep(h, "/* %s '%s': %lld steps, %lld direction(s), batch %lld, hidden %lld (cuBLAS + a cell kernel per step) */", n->op_type,
+     n->name, LL(S), LL(D), LL(B), LL(H));
+  /* the initial state */
+  {
+    CuArg a[4];
+    int na = 0;
+    a[na++] = (CuArg){"float *", "Hs", Hb};
+    a[na++] = (CuArg){"float *", "Cs", Cb};
+    if (H0) a[na++] = (CuArg){"const float *", "H0", cu_ptr(cu, H0, true)};
+    if (C0) a[na++] = (CuArg){"const float *", "C0", cu_ptr(cu, C0, true)};
+    int k = cu_kernel_open(cu, n, "init", a, na);
+    cu_grid_loop(d, "o", D * BH);
+    ep(d, "Hs[o] = %s;", H0 ? "H0[o]" : "0.0f");
+    ep(d, "Cs[o] = %s;", C0 ? "C0[o]" : "0.0f");
+    ep(d, "}");
+    cu_kernel_close(cu);
+    cu_launch(cu, k, D * BH, BLOCK, a, na);
+  }
+  const char *Wp = cu_ptr(cu, W, true), *Rp = cu_ptr(cu, R, true), *Yp = Y ? cu_ptr(cu, Y, false) : NULL;
+  for (int64_t dd = 0; dd < D; dd++)
+    rm_gemm(cu, false, !r->pre_w, S * B, GH, I, 1.0, cu_ptr(cu, X, true), I, "0", fmt(h, "%s + %lld", Wp, LL(dd * GH * I)),
+            r->pre_w ? GH : I, "0", 0.0, fmt(h, "%s + %lld", Gx, LL(dd * S * B * GH)), GH, "0", "1");
+  /* the cell kernel(s): args gx (this direction's projections), gh, hs, cs, bias, y (this
+     direction's first block of Y, or none), t */
+  CuArg a[9];
+  int na = 0;
+  a[na++] = (CuArg){"const float *", "Gx", "gx_"};
+  a[na++] = (CuArg){"float *", "Gh", "gh_"};
+  a[na++] = (CuArg){"float *", "Hs", "hs_"};
+  if (r->lstm) a[na++] = (CuArg){"float *", "Cs", "cs_"};
+  if (Bv) a[na++] = (CuArg){"const float *", "Bb", "bb_"};
+  if (Y && !gru0) a[na++] = (CuArg){"float *", "Yd", "yd_"};
+  if (gru0) a[na++] = (CuArg){"float *", "Rh", "rh_"};
+  a[na++] = (CuArg){"long long", "t", "t_"};
+  int nk1 = na;
+#define BIAS(gate) (Bv ? fmt(d, " + Bb[%lld + j] + Bb[%lld + j]", LL((gate) * H), LL(GH + (gate) * H)) : "")
+  int k1 = cu_kernel_open(cu, n, "cell", a, nk1);
+  cu_grid_loop(d, "o", BH);
+  ep(d, "const long long b = o / %lld, j = o %% %lld;", LL(H), LL(H));
+  ep(d, "const float *gx = Gx + (t * %lld + b) * %lld, *gh = Gh + b * %lld;", LL(B), LL(GH), LL(GH));
+  if (r->lstm) { /* gates i, o, f, c */
+    ep(d, "const float gi = 1.0f / (1.0f + expf(-(gx[j] + gh[j]%s)));", BIAS(0));
+    ep(d, "const float go = 1.0f / (1.0f + expf(-(gx[%lld + j] + gh[%lld + j]%s)));", LL(H), LL(H), BIAS(1));
+    ep(d, "const float gf = 1.0f / (1.0f + expf(-(gx[%lld + j] + gh[%lld + j]%s)));", LL(2 * H), LL(2 * H), BIAS(2));
+    ep(d, "const float gc = tanhf(gx[%lld + j] + gh[%lld + j]%s);", LL(3 * H), LL(3 * H), BIAS(3));
+    ep(d, "const float c = gf * Cs[o] + gi * gc;");
+    ep(d, "const float hv = go * tanhf(c);");
+    ep(d, "Cs[o] = c;");
+    ep(d, "Hs[o] = hv;");
+    if (Y) ep(d, "Yd[t * %lld + o] = hv;", LL(D * BH));
+  } else if (r->lbr) { /* gates z, r, h; h R^T before the reset gate */
+    ep(d, "const float z = 1.0f / (1.0f + expf(-(gx[j] + gh[j]%s)));", BIAS(0));
+    ep(d, "const float rr = 1.0f / (1.0f + expf(-(gx[%lld + j] + gh[%lld + j]%s)));", LL(H), LL(H), BIAS(1));
+    ep(d, "const float hh = tanhf(gx[%lld + j]%s + rr * (gh[%lld + j]%s));", LL(2 * H),
+       Bv ? fmt(d, " + Bb[%lld + j]", LL(2 * H)) : "", LL(2 * H), Bv ? fmt(d, " + Bb[%lld + j]", LL(GH + 2 * H)) : "");
+    ep(d, "const float hv = (1.0f - z) * hh + z * Hs[o];");
+    ep(d, "Hs[o] = hv;");
+    if (Y) ep(d, "Yd[t * %lld + o] = hv;", LL(D * BH));
+  } else { /* first half: z (kept in gh) and r * h */
+    ep(d, "const float z = 1.0f / (1.0f + expf(-(gx[j] + gh[j]%s)));", BIAS(0));
+    ep(d, "const float rr = 1.0f / (1.0f + expf(-(gx[%lld + j] + gh[%lld + j]%s)));", LL(H), LL(H), BIAS(1));
+    ep(d, "Gh[b * %lld + j] = z;", LL(GH));
+    ep(d, "Rh[o] = rr * Hs[o];");
+  }
+  ep(d, "}");
+  cu_kernel_close(cu);
+  int k2 = -1;
+  CuArg a2[8];
+  int na2 = 0;
+  if (gru0) { /* second half: h~ from (r * h) Rh^T, then h */
+    a2[na2++] = (CuArg){"const float *", "Gx", "gx_"};
+    a2[na2++] = (CuArg){"const float *", "Gh", "gh_"};
+    a2[na2++] = (CuArg){"const float *", "Gn", "gn_"};
+    a2[na2++] = (CuArg){"float *", "Hs", "hs_"};
+    if (Bv) a2[na2++] = (CuArg){"const float *", "Bb", "bb_"};
+    if (Y) a2[na2++] = (CuArg){"float *", "Yd", "yd_"};
+    a2[na2++] = (CuArg){"long long", "t", "t_"};
+    k2 = cu_kernel_open(cu, n, "cell2", a2, na2);
+    cu_grid_loop(d, "o", BH);
+    ep(d, "const long long b = o / %lld, j = o %% %lld;", LL(H), LL(H));
+    ep(d, "const float *gx = Gx + (t * %lld + b) * %lld;", LL(B), LL(GH));
+    ep(d, "const float z = Gh[b * %lld + j];", LL(GH));
+    ep(d, "const float hh = tanhf(gx[%lld + j] + Gn[o]%s);", LL(2 * H), BIAS(2));
+    ep(d, "const float hv = (1.0f - z) * hh + z * Hs[o];");
+    ep(d, "Hs[o] = hv;");
+    if (Y) ep(d, "Yd[t * %lld + o] = hv;", LL(D * BH));
+    ep(d, "}");
+    cu_kernel_close(cu);
+  }
+#undef BIAS
+  ep(h, "{");
+  ep(h, "long long s_;");
+  ep(h, "for (s_ = 0; s_ < %lld; s_++) {", LL(S));
+  for (int64_t dd = 0; dd < D; dd++) {
+    const char *hs = fmt(h, "%s + %lld", Hb, LL(dd * BH));
+    ep(h, "{");
+    ep(h, "const long long t_ = %s;", r->rev[dd] ? fmt(h, "%lld - s_", LL(S - 1)) : "s_");
+    ep(h, "const float *gx_ = %s + %lld;", Gx, LL(dd * S * B * GH));
+    ep(h, "float *gh_ = %s, *hs_ = %s;", Gh, hs);
+    if (r->lstm) ep(h, "float *cs_ = %s + %lld;", Cb, LL(dd * BH));
+    if (Bv) ep(h, "const float *bb_ = %s + %lld;", cu_ptr(cu, Bv, true), LL(dd * 2 * GH));
+    if (Y) ep(h, "float *yd_ = %s + %lld;", Yp, LL(dd * BH));
+    if (gru0) ep(h, "float *rh_ = %s, *gn_ = %s;", Rh, Gn);
+    /* h R^T: all gates (GRU without linear_before_reset: z and r only) */
+    const char *Rd = fmt(h, "%s + %lld", Rp, LL(dd * GH * H));
+    rm_gemm(cu, false, !r->pre_r, B, gru0 ? 2 * H : GH, H, 1.0, "hs_", H, "0", Rd, r->pre_r ? GH : H, "0", 0.0, "gh_", GH, "0", "1");
+    cu_launch(cu, k1, BH, BLOCK, a, nk1);
+    if (gru0) {
+      /* (r * h) Rh^T: R's h-gate columns (pre_r: [H][GH] from column 2H; else rows 2H..3H of [GH][H]) */
+      rm_gemm(cu, false, !r->pre_r, B, H, H, 1.0, "rh_", H, "0", fmt(h, "%s + %lld", Rd, LL(r->pre_r ? 2 * H : 2 * H * H)),
+              r->pre_r ? GH : H, "0", 0.0, "gn_", H, "0", "1");
+      cu_launch(cu, k2, BH, BLOCK, a2, na2);
+    }
+    ep(h, "}");
+  }
+  ep(h, "}");
+  ep(h, "}");
+  /* Y_h, Y_c: the final state */
+  if (Yh || Yc) {
+    CuArg f[4];
+    int nf = 0;
+    if (Yh) f[nf++] = (CuArg){"const float *", "Hs", Hb}, f[nf++] = (CuArg){"float *", "Yh", cu_ptr(cu, Yh, false)};
+    if (Yc) f[nf++] = (CuArg){"const float *", "Cs", Cb}, f[nf++] = (CuArg){"float *", "Yc", cu_ptr(cu, Yc, false)};
+    int kf = cu_kernel_open(cu, n, "final", f, nf);
+    cu_grid_loop(d, "o", D * BH);
+    if (Yh) ep(d, "Yh[o] = Hs[o];");
+    if (Yc) ep(d, "Yc[o] = Cs[o];");
+    ep(d, "}");
+    cu_kernel_close(cu);
+    cu_launch(cu, kf, D * BH, BLOCK, f, nf);
+  }
+}
+
 /* ---- dispatch --------------------------------------------------------------------------- */
 
 bool cu_emit_op(Cu *cu, Node *n) {
@@ -333,6 +490,13 @@ bool cu_emit_op(Cu *cu, Node *n) {
     else emit_conv_gemm(cu, n, &c);
     return true;
   }
+  RnnCuda r;
+  if (is_op(n, "LSTM") || is_op(n, "GRU")) {
+    if (rnn_cuda_form(n, &r)) {
+      emit_rnn(cu, n, &r);
+      return true;
+    }
+  }
   return false;
 }
 
@@ -341,5 +505,7 @@ int64_t cuda_scratch(Ctx *ctx, Node *n) {
   CV c;
   if (gemm_ok(n) || matmul_form(n, &m)) return 0;
   if (conv_form(ctx, n, &c)) return c.form == 3 ? c.nb * c.s.G * c.K * c.P * 4 : 0;
+  RnnCuda r;
+  if ((is_op(n, "LSTM") || is_op(n, "GRU")) && rnn_cuda_form(n, &r)) return rnn_floats(&r) * 4;
   return -1;
 }
