@@ -533,8 +533,16 @@ static void topk_emit(Emit *e, Node *n) {
   const char *CT = c_ctype(dt);
   bool fl = dtype_is_float(dt);
 #define BETTER(p, q) topk_better(e, largest, fl, p, q)
-  ep(e, "for (long long o = 0; o < %lld; o++) {", (long long)O);
-  ep(e, "for (long long j = 0; j < %lld; j++) {", (long long)I);
+  /* CUDA (e->par), k <= TOPK_INSERT_MAX: one thread per (o, j) slice; larger k: serial (the
+     merge sort's buffers are the node's one scratch) */
+  bool par = e->par && K <= TOPK_INSERT_MAX;
+  if (par) {
+    emit_par_for(e, "long long ", "s_", O * I);
+    ep(e, "const long long o = s_ / %lld, j = s_ %% %lld;", (long long)I, (long long)I);
+  } else {
+    ep(e, "for (long long o = 0; o < %lld; o++) {", (long long)O);
+    ep(e, "for (long long j = 0; j < %lld; j++) {", (long long)I);
+  }
   ep(e, "const %s *x = X0 + o * %lld + j;", c_type(dt), (long long)(A * I));
   ep(e, "const long long yo = o * %lld + j;", (long long)(K * I));
   const char *xt = c_load(e, dt, fmt(e, "x[t * %lld]", (long long)I));
@@ -590,7 +598,7 @@ static void topk_emit(Emit *e, Node *n) {
   }
 #undef BETTER
   ep(e, "}");
-  ep(e, "}");
+  if (!par) ep(e, "}");
 }
 
 /* ---- NegativeLogLikelihoodLoss / SoftmaxCrossEntropyLoss ------------------------------------- */
@@ -1033,8 +1041,8 @@ static const OpDef reduce_rows[] = {
     RROWS(ReduceSumSquare, 18, NT),
     {"ArgMax", "", 1, ONNXC_MAX_OPSET, OPF_PARALLEL, arg_infer, NULL, arg_emit, NULL, NT, NULL},
     {"ArgMin", "", 1, ONNXC_MAX_OPSET, OPF_PARALLEL, arg_infer, NULL, arg_emit, NULL, NT, NULL},
-    {"TopK", "", 1, 9, 0, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
-    {"TopK", "", 10, ONNXC_MAX_OPSET, 0, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
+    {"TopK", "", 1, 9, OPF_PARALLEL, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
+    {"TopK", "", 10, ONNXC_MAX_OPSET, OPF_PARALLEL, topk_infer, NULL, topk_emit, topk_scratch, NT, NULL},
     {"NegativeLogLikelihoodLoss", "", 12, ONNXC_MAX_OPSET, 0, loss_infer, NULL, loss_emit, NULL, FT, NULL},
     {"SoftmaxCrossEntropyLoss", "", 12, ONNXC_MAX_OPSET, 0, loss_infer, NULL, loss_emit, NULL, FT, NULL},
     {"Einsum", "", 12, ONNXC_MAX_OPSET, OPF_PARALLEL, ein_infer, NULL, ein_emit, ein_scratch, NT, NULL},
