@@ -6,7 +6,11 @@
    (the parts of a tile consecutive in the stream); any number of decomposition levels; the
    reversible 5/3 wavelet with the RCT and the irreversible 9/7 wavelet with the ICT (in float,
    following OpenJPEG's arithmetic) and scalar derived / expounded quantization; layers; the five
-   progression orders; default and explicit precincts; code-blocks of any legal size; all the
+   progression orders and progression order changes (POC, B.12.2: in the main header, or in the
+   tile's first tile-part header, which replaces the main header's, with further entries in later
+   tile-part headers appended; at most 32 entries a tile; the packets follow the entries' volumes
+   in turn, each packet read the first time its layer, resolution, component and precinct come
+   up, as OpenJPEG does); default and explicit precincts; code-blocks of any legal size; all the
    code-block styles of Part 1 in any combination: selective arithmetic-coding bypass (raw
    significance propagation and magnitude refinement passes below the 4 most significant
    bit-planes), reset, termination on each coding pass, vertically causal, predictable
@@ -14,14 +18,16 @@
    data is several codeword segments, each with its length in the packet headers, continuing
    across layers, and each decoded on its own as OpenJPEG does); SOP and EPH markers.  Refused
    (ONNXC_IMG_BAD): other bit depths, signed or subsampled components, HT code-blocks (Part 15)
-   and the reserved style bit 0x80, POC, RGN, PPM, PPT, palettes and component mappings in a JP2
+   and the reserved style bit 0x80, POC entries that leave packets of a tile out (a stream that
+   does not conform, of which OpenJPEG decodes fewer resolutions) and POC in a later tile-part of a
+   tile with none in its first, RGN, PPM, PPT, palettes and component mappings in a JP2
    file, sYCC and other colour spaces than sRGB / gray; codeword segments longer than 65535
    bytes.
 
    Scratch: 20 W H + 4 (W + H) + 2 n + 131072 bytes (coefficient planes of 3 components, a wavelet
    line, a copy of the code-block data with the lengths of their codeword segments (2 bytes each;
-   2 n bytes in all), and code-block / precinct / tag-tree state for one tile, whose geometry is
-   refused when it does not fit in what is left). */
+   2 n bytes in all), and code-block / precinct / tag-tree state for one tile (with POC, 2 bytes
+   more a precinct and sub-band), whose geometry is refused when it does not fit in what is left). */
 
 #ifndef ONNXC_IMG_BAD
 #define ONNXC_IMG_BAD 11 /* ONNXC_ERR_IMAGE */
@@ -52,6 +58,15 @@ typedef struct {
   uint8_t npasses, lblock, zbp, nseg;
 } onnxc_jp2_cb;
 
+/* one progression order change (POC entry, A.6.6): layers [0, lye), resolutions [rs, re),
+   components [cs, ce) in progression order pr */
+typedef struct {
+  uint16_t lye;
+  uint8_t rs, cs, re, ce, pr;
+} onnxc_jp2_poc;
+
+#define ONNXC_JP2_NPOC 32
+
 typedef struct {
   const unsigned char *cs;
   uint32_t cslen;
@@ -61,6 +76,10 @@ typedef struct {
   uint8_t mcoc[4], mqcc[4], tcoc[4], tqcc[4];
   int mprog, mlayers, mmct, mscod, tprog, tlayers, tmct, tscod;
   int have_cod, have_qcd;
+  /* POC entries of the main header and of the tile (its own when townpoc, else the main's) */
+  onnxc_jp2_poc mpoc[ONNXC_JP2_NPOC], tpoc[ONNXC_JP2_NPOC];
+  int mnpoc, tnpoc, townpoc, tnpoc0;
+  uint16_t *lnext; /* with POC: per precinct, the next layer whose packet is to be read */
   /* the tile's data: the current part's body [pos, end), its tile and part number */
   uint32_t pos, end;
   int tile, tpno, eod;
@@ -446,6 +465,21 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_param(onnxc_jp2_dec *d, uint32_t m, cons
     coc[c] = 1;
     return 0;
   }
+  if (m == 0xff5f) { /* POC: 7-byte entries (fewer than 257 components), appended */
+    onnxc_jp2_poc *e = tile ? d->tpoc : d->mpoc;
+    int *ne = tile ? &d->tnpoc : &d->mnpoc;
+    uint32_t i;
+    if (tile == 1 && !d->townpoc) d->tnpoc = 0, d->townpoc = 1; /* the tile's first part's replace the main header's */
+    if (L < 7 || L % 7) return 1;
+    for (i = 0; i < L; i += 7) {
+      onnxc_jp2_poc *t;
+      if (*ne >= ONNXC_JP2_NPOC || q[i + 6] > 4) return 1;
+      t = e + (*ne)++;
+      t->rs = q[i], t->cs = q[i + 1], t->lye = (uint16_t)onnxc_jp2_be16(q + i + 2), t->re = q[i + 4];
+      t->ce = q[i + 5] ? q[i + 5] : 255, t->pr = q[i + 6]; /* CEpoc 0: 256, all of the (at most 4) components */
+    }
+    return 0;
+  }
   if (m == 0xff5c) { /* QCD */
     if (onnxc_jp2_spqcd(&k, q, L)) return 1;
     if (!tile) d->have_qcd = 1;
@@ -470,8 +504,9 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_param(onnxc_jp2_dec *d, uint32_t m, cons
   return 1;
 }
 
-/* The tile-part whose SOT is at p: parses its header (first: the tile's first part, whose coding
-   parameters apply), the body [*body, *bend).  0, or 1 when bad. */
+/* The tile-part whose SOT is at p: parses its header (first 1: the tile's first part, whose coding
+   parameters apply; 0: a later part, whose POC entries are appended; 2: a part skipped), the body
+   [*body, *bend).  0, or 1 when bad. */
 ONNXC_MAYBE_UNUSED static int onnxc_jp2_tphdr(onnxc_jp2_dec *d, uint32_t p, int first, uint32_t *isot, uint32_t *body,
                                               uint32_t *bend) {
   const unsigned char *cs = d->cs;
@@ -496,10 +531,12 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_tphdr(onnxc_jp2_dec *d, uint32_t p, int 
     if (pend - q < 4) return 1;
     L = onnxc_jp2_be16(cs + q + 2);
     if (L < 2 || L > pend - q - 2) return 1;
-    if (m == 0xff52 || m == 0xff53 || m == 0xff5c || m == 0xff5d) {
-      if (!first || onnxc_jp2_param(d, m, cs + q + 4, L - 2, 1)) return 1;
-    } else if (m == 0xff5f || m == 0xff61 || m == 0xff5e || (m >> 8) != 0xff) {
-      return 1; /* POC, PPT, RGN */
+    if (m == 0xff5f && first != 1) { /* POC in a later part: its entries follow the tile's (2: ignored) */
+      if (!first && (!d->tnpoc0 || onnxc_jp2_param(d, m, cs + q + 4, L - 2, 2))) return 1; /* not after none */
+    } else if (m == 0xff52 || m == 0xff53 || m == 0xff5c || m == 0xff5d || m == 0xff5f) {
+      if (first != 1 || onnxc_jp2_param(d, m, cs + q + 4, L - 2, 1)) return 1;
+    } else if (m == 0xff61 || m == 0xff5e || (m >> 8) != 0xff) {
+      return 1; /* PPT, RGN */
     }
     q += 2 + L;
   }
@@ -810,9 +847,11 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_layout(onnxc_jp2_dec *d) {
           ncb += (uint64_t)w * h, ntt += 2 * (uint64_t)onnxc_jp2_ttn(w, h);
           if (used + ncb * sizeof(onnxc_jp2_cb) + ntt * 4 > d->poolsz) return 1;
         }
+  if (d->tnpoc && used + ncb * sizeof(onnxc_jp2_cb) + ntt * 4 + nrec * 2 > d->poolsz) return 1;
   d->cb = (onnxc_jp2_cb *)(void *)(d->pool + used);
   d->tt = (uint16_t *)(void *)(d->pool + used + ncb * sizeof(onnxc_jp2_cb));
-  d->ncb = (uint32_t)ncb, d->ntt = (uint32_t)ntt;
+  d->lnext = d->tt + 2 * ntt;
+  d->nrec = (uint32_t)nrec, d->ncb = (uint32_t)ncb, d->ntt = (uint32_t)ntt;
   return 0;
 }
 
@@ -833,12 +872,58 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_ppos(const onnxc_jp2_dec *d, int c, int 
   return 1;
 }
 
-/* all packets of the tile in its progression order */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_prog(onnxc_jp2_dec *d, int pass) {
-  const int L = d->tlayers, nc = d->nc, prog = d->tprog;
-  int maxr = 0, c, r, l, a, o, i;
-  uint32_t p, sx = 40, sy = 40;
+/* the packet (l, r, c, p), or with POC its skip when an earlier progression has read it */
+ONNXC_MAYBE_UNUSED static int onnxc_jp2_pk(onnxc_jp2_dec *d, int c, int r, uint32_t p, int l, int pass) {
+  if (d->tnpoc) {
+    uint16_t *n = d->lnext + d->precbase[c][r] + p * (r ? 3u : 1u);
+    if (l != *n) return 0;
+    (*n)++;
+  }
+  return onnxc_jp2_packet(d, c, r, p, l, pass);
+}
+
+/* the packets of layers [0, L), resolutions [r0, r1), components [c0, c1) in progression order
+   prog (B.12.1); sx, sy: the smallest precinct size on the reference grid (log2) */
+ONNXC_MAYBE_UNUSED static int onnxc_jp2_vol(onnxc_jp2_dec *d, int pass, int prog, int L, int r0, int r1, int c0, int c1,
+                                            uint32_t sx, uint32_t sy) {
+  int c, r, l, a, o, i;
+  uint32_t p;
   uint64_t x, y;
+  if (L <= 0 || r0 >= r1 || c0 >= c1) return 0;
+  if (prog <= 1) { /* LRCP, RLCP */
+    for (a = prog ? r0 : 0; a < (prog ? r1 : L); a++)
+      for (o = prog ? 0 : r0; o < (prog ? L : r1); o++) {
+        l = prog ? o : a, r = prog ? a : o;
+        for (c = c0; c < c1; c++) {
+          if (r > d->tc[c].nl) continue;
+          for (p = 0; p < d->npw[c][r] * d->nph[c][r] && !d->eod; p++)
+            if (onnxc_jp2_pk(d, c, r, p, l, pass)) return 1;
+        }
+        if (d->eod) return 0;
+      }
+    return 0;
+  }
+  /* RPCL (outer r), PCRL (outer none), CPRL (outer c) */
+  for (o = prog == 2 ? r0 : prog == 4 ? c0 : 0; o < (prog == 2 ? r1 : prog == 4 ? c1 : 1); o++)
+    for (y = d->ty0; y < d->ty1; y = ((y >> sy) + 1) << sy)
+      for (x = d->tx0; x < d->tx1; x = ((x >> sx) + 1) << sx)
+        for (i = 0; i < (prog == 2 ? c1 - c0 : prog == 3 ? (c1 - c0) * (r1 - r0) : r1 - r0); i++) {
+          c = prog == 2 ? c0 + i : prog == 3 ? c0 + i / (r1 - r0) : o;
+          r = prog == 2 ? o : r0 + i % (r1 - r0);
+          if (r > d->tc[c].nl || !onnxc_jp2_ppos(d, c, r, x, y, &p)) continue;
+          for (l = 0; l < L; l++)
+            if (onnxc_jp2_pk(d, c, r, p, l, pass)) return 1;
+          if (d->eod) return 0;
+        }
+  return 0;
+}
+
+/* all packets of the tile in its progression order, or with POC the volumes of its entries in
+   turn (B.12.2), each packet read the first time it comes up */
+ONNXC_MAYBE_UNUSED static int onnxc_jp2_prog(onnxc_jp2_dec *d, int pass) {
+  const int nc = d->nc;
+  int maxr = 0, c, r, k;
+  uint32_t sx = 40, sy = 40, i;
   for (c = 0; c < nc; c++) {
     if (d->tc[c].nl + 1 > maxr) maxr = d->tc[c].nl + 1;
     for (r = 0; r <= d->tc[c].nl; r++) {
@@ -847,32 +932,31 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_prog(onnxc_jp2_dec *d, int pass) {
       if (py < sy) sy = py;
     }
   }
-  if (prog <= 1) { /* LRCP, RLCP */
-    for (a = 0; a < (prog ? maxr : L); a++)
-      for (o = 0; o < (prog ? L : maxr); o++) {
-        l = prog ? o : a, r = prog ? a : o;
-        for (c = 0; c < nc; c++) {
-          if (r > d->tc[c].nl) continue;
-          for (p = 0; p < d->npw[c][r] * d->nph[c][r] && !d->eod; p++)
-            if (onnxc_jp2_packet(d, c, r, p, l, pass)) return 1;
-        }
-        if (d->eod) return 0;
-      }
-    return 0;
+  d->tnpoc = d->tnpoc0;
+  if (d->tnpoc)
+    for (i = 0; i < d->nrec; i++) d->lnext[i] = 0;
+  for (k = 0; k < d->tnpoc && !d->eod; k++) {
+    const onnxc_jp2_poc *e = d->tpoc + k;
+    const int L = e->lye < d->tlayers ? e->lye : d->tlayers, r1 = e->re < maxr ? e->re : maxr, c1 = e->ce < nc ? e->ce : nc;
+    if (onnxc_jp2_vol(d, pass, e->pr, L, e->rs, r1, e->cs, c1, sx, sy)) return 1;
+    /* the entries done and the part's data too: a later part's header may bring more */
+    while (k + 1 == d->tnpoc && !d->eod && d->pos >= d->end)
+      if (onnxc_jp2_nextpart(d)) d->eod = 1;
   }
-  /* RPCL (outer r), PCRL (outer none), CPRL (outer c) */
-  for (o = 0; o < (prog == 2 ? maxr : prog == 4 ? nc : 1); o++)
-    for (y = d->ty0; y < d->ty1; y = ((y >> sy) + 1) << sy)
-      for (x = d->tx0; x < d->tx1; x = ((x >> sx) + 1) << sx)
-        for (i = 0; i < (prog == 2 ? nc : prog == 3 ? nc * maxr : maxr); i++) {
-          c = prog == 2 ? i : prog == 3 ? i / maxr : o;
-          r = prog == 2 ? o : i % maxr;
-          if (r > d->tc[c].nl || !onnxc_jp2_ppos(d, c, r, x, y, &p)) continue;
-          for (l = 0; l < L; l++)
-            if (onnxc_jp2_packet(d, c, r, p, l, pass)) return 1;
-          if (d->eod) return 0;
+  if (d->tnpoc) {
+    /* every packet in some entry's volume: all the layers of each resolution of each component
+       (POC entries that leave packets out make a codestream that does not conform; refused) */
+    for (c = 0; c < nc; c++)
+      for (r = 0; r <= d->tc[c].nl; r++) {
+        for (k = 0; k < d->tnpoc; k++) {
+          const onnxc_jp2_poc *e = d->tpoc + k;
+          if (e->rs <= r && r < e->re && e->cs <= c && c < e->ce && e->lye >= d->tlayers) break;
         }
-  return 0;
+        if (k == d->tnpoc) return 1;
+      }
+  }
+  if (d->tnpoc) return 0;
+  return onnxc_jp2_vol(d, pass, d->tprog, d->tlayers, 0, maxr, 0, nc, sx, sy);
 }
 
 /* ---- inverse wavelet transforms (Annex F, with OpenJPEG's arithmetic) ---- */
@@ -1247,10 +1331,10 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_jp2(const unsigned char *s, long n, unsi
     if (m == 0xff90) break;
     L = onnxc_jp2_be16(cs + p + 2);
     if ((m >> 8) != 0xff || L < 2 || L > cslen - p - 2) return ONNXC_IMG_BAD;
-    if (m == 0xff52 || m == 0xff53 || m == 0xff5c || m == 0xff5d) {
+    if (m == 0xff52 || m == 0xff53 || m == 0xff5c || m == 0xff5d || m == 0xff5f) {
       if (onnxc_jp2_param(d, m, cs + p + 4, L - 2, 0)) return ONNXC_IMG_BAD;
-    } else if (m == 0xff51 || m == 0xff5e || m == 0xff5f || m == 0xff60 || m == 0xff90 || m == 0xff93 || m == 0xffd9) {
-      return ONNXC_IMG_BAD; /* SIZ again, RGN, POC, PPM */
+    } else if (m == 0xff51 || m == 0xff5e || m == 0xff60 || m == 0xff90 || m == 0xff93 || m == 0xffd9) {
+      return ONNXC_IMG_BAD; /* SIZ again, RGN, PPM */
     }
     p += 2 + L;
   }
@@ -1263,15 +1347,17 @@ ONNXC_MAYBE_UNUSED static int onnxc_img_jp2(const unsigned char *s, long n, unsi
     if (cslen - p < 12 || onnxc_jp2_be16(cs + p) != 0xff90) return ONNXC_IMG_BAD;
     isot = onnxc_jp2_be16(cs + p + 4);
     if (isot == last) { /* a further part of the tile just decoded, its packets all read */
-      if (onnxc_jp2_tphdr(d, p, 0, &isot, &body, &bend)) return ONNXC_IMG_BAD;
+      if (onnxc_jp2_tphdr(d, p, 2, &isot, &body, &bend)) return ONNXC_IMG_BAD;
       p = bend;
       continue;
     }
     if (isot >= d->nt || (d->done[isot >> 3] >> (isot & 7) & 1)) return ONNXC_IMG_BAD;
     for (c = 0; c < d->nc; c++) onnxc_jp2_copycomp(&d->tc[c], &d->mc[c]), d->tcoc[c] = d->tqcc[c] = 0;
     d->tprog = d->mprog, d->tlayers = d->mlayers, d->tmct = d->mmct, d->tscod = d->mscod;
+    for (i = 0; i < (uint32_t)d->mnpoc; i++) d->tpoc[i] = d->mpoc[i];
+    d->tnpoc = d->mnpoc, d->townpoc = 0;
     if (onnxc_jp2_tphdr(d, p, 1, &isot, &body, &bend)) return ONNXC_IMG_BAD;
-    d->tile = (int)isot, d->pos = body, d->end = bend;
+    d->tile = (int)isot, d->pos = body, d->end = bend, d->tnpoc0 = d->tnpoc;
     if (onnxc_jp2_tile(d, rgb)) return ONNXC_IMG_BAD;
     d->done[isot >> 3] = (unsigned char)(d->done[isot >> 3] | 1u << (isot & 7));
     ndone++, last = isot;

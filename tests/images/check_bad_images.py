@@ -5,7 +5,7 @@ on seeded mutations of it (bytes flipped or zeroed, runs cut out and the rest sh
 fields set to extremes or moved by a little, the tail zeroed).  Every run must end with status 0, ONNXC_ERR_SHAPE (9)
 or ONNXC_ERR_IMAGE (11) -- no crash, no sanitizer report, no hang -- and the intact image with 0.
 The kinds it refuses (tests/images/unsupported: progressive JPEG, interlaced and 16-bit PNG, LZW
-TIFF, animated WebP, JPEG 2000 with a POC marker) must end with ONNXC_ERR_IMAGE.
+TIFF, animated WebP, JPEG 2000 with subsampled components) must end with ONNXC_ERR_IMAGE.
 
 With --target cuda-emu the model is compiled with --target cuda and run on the CPU through
 tests/cuda/emu (g++, the same sanitizers): the decoder's status reaches run_host through the
@@ -30,7 +30,8 @@ CASES = ["png_rgb_level9_bgr", "png_palette", "png_gray_alpha", "png_rgb_stored"
          "jpeg_422_odd_gray", "jpeg_restart_5_odd", "jpeg_scan_per_component_restart_3_odd", "webp_lossy_gradient_q80",
          "webp_lossy_alpha_vp8x", "webp_lossless_palette", "webp_lossless_gradient", "jp2_layers_lrcp_rgb_48x40",
          "jp2_irreversible_tiles_rgb_60x44", "jp2_pcrl_tiles_offsets_rgb_50x30", "jp2_lossless_gray_j2k_17x5_bgr",
-         "jp2_bypass_termall_styles_rpcl_rgb_26x20_bgr"]
+         "jp2_bypass_termall_styles_rpcl_rgb_26x20_bgr", "jp2_poc_parts_components_rgb_30x22",
+         "jp2_poc_main_header_gray_j2k_27x19"]
 
 DRIVER = r"""
 #include <stdio.h>

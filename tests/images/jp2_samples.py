@@ -79,7 +79,37 @@ _OPJ_CASES = [
      ["-M", "63", "-r", "6,2,1", "-p", "RPCL", "-b", "8,16", "-n", "3"]),
     ("jp2_irreversible_bypass_layers_rgb_32x24", 32, 24, "RGB", ".jp2", ["-M", "17", "-I", "-r", "6,2", "-b", "16,16", "-n", "4"]),
     ("jp2_bypass_reset_tiles_rgb_34x26", 34, 26, "RGB", ".j2k", ["-M", "3", "-t", "16,16", "-r", "4,1", "-n", "2"]),
+    # progression order changes (POC: -POC T<tile>=first resolution, first component, end layer,
+    # end resolution, end component, order / ...), which opj_compress writes in tile-part headers;
+    # a packet already sent by an earlier entry is skipped by the later ones
+    ("jp2_poc_tiles_layers_rgb_34x26", 34, 26, "RGB", ".jp2",
+     ["-t", "16,16", "-n", "3", "-r", "8,3,1", "-c", "[16,16],[8,8]", "-POC", "T1=0,0,1,3,3,RPCL/T1=0,0,3,3,3,CPRL"]),
+    ("jp2_poc_parts_components_rgb_30x22", 30, 22, "RGB", ".j2k",
+     ["-n", "4", "-r", "5,1", "-p", "RPCL", "-TP", "C",
+      "-POC", "T1=0,2,1,4,3,RLCP/T1=0,0,2,2,2,PCRL/T1=1,0,2,4,3,LRCP/T1=0,0,2,4,3,CPRL"]),
 ]
+
+# with the POC segments moved from the tile-part header into the main header (a single tile)
+_OPJ_MAIN_POC = ("jp2_poc_main_header_gray_j2k_27x19", 27, 19, "L", ".j2k",
+                 ["-n", "3", "-r", "6,2", "-POC", "T1=1,0,2,3,1,PCRL/T1=0,0,2,1,1,LRCP"])
+
+
+def poc_to_main(d):
+    """the codestream d of one tile with the POC segments of its tile-part header moved into the
+    main header"""
+    import struct
+    sot = d.find(b"\xff\x90")
+    psot = struct.unpack(">I", d[sot + 6:sot + 10])[0]
+    q, pocs, hdr = sot + 12, b"", b""
+    while d[q:q + 2] != b"\xff\x93":
+        seg = d[q:q + 2 + struct.unpack(">H", d[q + 2:q + 4])[0]]
+        if seg[:2] == b"\xff\x5f":
+            pocs += seg
+        else:
+            hdr += seg
+        q += len(seg)
+    assert pocs
+    return d[:sot] + pocs + d[sot:sot + 6] + struct.pack(">I", psot - len(pocs) if psot else 0) + d[sot + 10:sot + 12] + hdr + d[q:]
 
 
 def opj_encode(im, ext, args):
@@ -97,19 +127,23 @@ def opj_encode(im, ext, args):
 
 def opj_samples():
     """(name, encoded bytes, expected RGB array) for _OPJ_CASES: the bypass and terminate-each-pass
-    code-block styles, alone and with the others, 5/3 and 9/7, layers, tiles"""
+    code-block styles, alone and with the others, 5/3 and 9/7, layers, tiles; progression order
+    changes in tile-part headers (with several tile-parts) and in the main header"""
     out = []
-    for i, (name, w, h, mode, ext, args) in enumerate(_OPJ_CASES):
+    for i, (name, w, h, mode, ext, args) in enumerate(_OPJ_CASES + [_OPJ_MAIN_POC]):
         data = opj_encode(_image(w, h, mode, 2000 + i), ext, args)
+        if name == _OPJ_MAIN_POC[0]:
+            data = poc_to_main(data)
         rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=np.uint8)
         out.append((name, data, rgb))
     return out
 
 
 def opj_unsupported():
-    """(name, encoded bytes, shape) of a JPEG 2000 image the decoder refuses: a POC marker"""
-    data = opj_encode(_image(24, 20, "RGB", 2100), ".j2k", ["-n", "3", "-POC", "T1=0,0,1,3,3,CPRL"])
-    return [("jp2_poc", data, (20, 24, 3))]
+    """(name, encoded bytes, shape) of a JPEG 2000 image the decoder refuses: subsampled components
+    (XRsiz = YRsiz = 2)"""
+    data = opj_encode(_image(24, 20, "RGB", 2100), ".j2k", ["-n", "3", "-s", "2,2"])
+    return [("jp2_subsampled", data, (20, 24, 3))]
 
 
 if __name__ == "__main__":

@@ -222,8 +222,9 @@ def sample_cases():
 def opj_cases():
     """JPEG 2000 from OpenJPEG's opj_compress (jp2_samples.opj_samples): the bypass and
     terminate-each-pass code-block styles, alone and with reset, vertically causal, predictable
-    termination and segmentation symbols, 5/3 and 9/7; one in BGR, one in Grayscale.  And a
-    JPEG 2000 image with a POC marker, refused."""
+    termination and segmentation symbols, 5/3 and 9/7; progression order changes (POC) in
+    tile-part headers, over several tiles and tile-parts, and in the main header; one in BGR, one
+    in Grayscale.  And a JPEG 2000 image with subsampled components, refused."""
     import jp2_samples
     for k, (name, data, want) in enumerate(jp2_samples.opj_samples()):
         fmt = "BGR" if k == 2 else "Grayscale" if k == 3 else "RGB"
