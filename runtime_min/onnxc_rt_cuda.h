@@ -149,6 +149,40 @@ int onnxc_cuda_sgemm(onnxc_cuda_rt *rt, int trans_a, int trans_b, int m, int n, 
    by replaying the CUDA graph captured from it for these n_io IO pointers. */
 int onnxc_cuda_run(onnxc_cuda_rt *rt, int (*schedule)(void *self, const void *const *in, void *const *out),
                    void *self, const void *const *in, int n_in, void *const *out, int n_out);
+/* ---- string tensors (onnxc_rt_cuda_str.c; only copies and syncs, no allocation) -------------
+   On the device a string tensor is an array of device addresses of NUL-ended strings in device
+   memory (run's string inputs and outputs too); run_host converts at the boundary. */
+
+/* A stretch of device memory whose bytes are also at `host` (a host mirror). */
+typedef struct onnxc_cuda_sregion {
+  const unsigned char *dev;
+  const char *host;
+  size_t bytes;
+} onnxc_cuda_sregion;
+
+/* run_host's string input: packs the n strings of `in` into host_pack (cap bytes, pinned;
+   ONNXC_ERR_CAPACITY when they do not fit), writes their device addresses (dev_bytes + offset)
+   into host_ptrs (n entries, pinned), and queues the copies of both to dev_bytes and dev_array. */
+int onnxc_cuda_strings_in(onnxc_cuda_rt *rt, const onnxc_string *in, int64_t n, char *host_pack, size_t cap,
+                          unsigned char *dev_bytes, onnxc_string *host_ptrs, void *dev_array);
+/* The model's kernel that copies one string (a literal of the device code, which cudaMemcpy
+   cannot read) to scratch: kernel(const char *src, char *dst, long long cap), one thread. */
+typedef struct onnxc_cuda_sfetch {
+  int kernel;
+  void *scratch;
+  size_t scratch_bytes;
+} onnxc_cuda_sfetch;
+/* run_host's string output, after the copies are done: out holds n device addresses; each
+   becomes the host address of the same string, in the region holding it (its host mirror),
+   else fetched into pool (pool_cap bytes from *pool_used on; ONNXC_ERR_CAPACITY when full or
+   when the string is longer than the fetch scratch). */
+int onnxc_cuda_strings_out(onnxc_cuda_rt *rt, onnxc_string *out, int64_t n, const onnxc_cuda_sregion *reg, int nreg,
+                           const onnxc_cuda_sfetch *f, char *pool, size_t pool_cap, size_t *pool_used);
+/* At create: a constant string tensor of n elements.  Copies blob (the NUL-ended strings,
+   `bytes` in all) to dev_blob and the addresses dev_blob + offs[i] to dev_array; waits. */
+int onnxc_cuda_strings_const(onnxc_cuda_rt *rt, void *dev_array, unsigned char *dev_blob, const char *blob,
+                             size_t bytes, const int64_t *offs, int64_t n);
+
 /* The text of the last failure ("" if none). */
 const char *onnxc_cuda_error(const onnxc_cuda_rt *rt);
 /* 1 when a CUDA device can be used, 0 otherwise (tests skip on 0). */

@@ -25,7 +25,16 @@ typedef unsigned long long uintptr_t;
 #define INFINITY __builtin_bit_cast(float, 0x7f800000u)
 #define NAN __builtin_bit_cast(float, 0x7fc00000u)
 /* the run-time statuses device code returns (values as in onnxc_rt.h, which NVRTC does not see) */
-enum { ONNXC_OK = 0, ONNXC_ERR_SHAPE = 9, ONNXC_ERR_EMPTY = 10, ONNXC_ERR_IMAGE = 11 };
+enum {
+  ONNXC_OK = 0,
+  ONNXC_ERR_BOUNDS = 3,
+  ONNXC_ERR_CAPACITY = 7,
+  ONNXC_ERR_PARSE = 8,
+  ONNXC_ERR_SHAPE = 9,
+  ONNXC_ERR_EMPTY = 10,
+  ONNXC_ERR_IMAGE = 11
+};
+typedef const char *onnxc_string; /* a string tensor's element (onnxc_rt.h) */
 #else
 #include <math.h>
 #include <stdint.h>
@@ -56,6 +65,15 @@ ONNXC_MAYBE_UNUSED static inline void *onnxc_memmove(void *dst, const void *src,
   return dst;
 }
 #define memmove onnxc_memmove
+/* nor memcmp (the string ops compare bytes) */
+ONNXC_MAYBE_UNUSED static inline int onnxc_memcmp(const void *a, const void *b, unsigned long long n) {
+  const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+  unsigned long long i;
+  for (i = 0; i < n; i++)
+    if (p[i] != q[i]) return p[i] < q[i] ? -1 : 1;
+  return 0;
+}
+#define memcmp onnxc_memcmp
 #endif
 
 /* float16 / bfloat16 storage helpers: arithmetic is done in float, results are rounded to

@@ -315,7 +315,7 @@ ONNXC_MAYBE_UNUSED static inline int32_t onnxc_re_add(const int32_t *prog, int32
 ONNXC_MAYBE_UNUSED static inline int onnxc_re_full(const int32_t *prog, int32_t n, const int32_t *rng, const char *s,
                                                    int32_t *work) {
   int32_t *cl = work, *nl = work + n, *mark = work + 2 * n, *stack = work + 3 * n, *t;
-  int32_t cnt, ncnt, gen = 0, i, prev = -1, c, next;
+  int32_t cnt, ncnt, gen = 0, i, c, next;
   const unsigned char *p = (const unsigned char *)s;
   int len = 0, nlen = 0;
   for (i = 0; i < n; i++) mark[i] = -1;
@@ -347,12 +347,10 @@ ONNXC_MAYBE_UNUSED static inline int onnxc_re_full(const int32_t *prog, int32_t 
     nl = t;
     cnt = ncnt;
     if (cnt == 0) return 0;
-    prev = c;
     c = next;
     p = q;
     len = nlen;
   }
-  (void)prev;
   for (i = 0; i < cnt; i++)
     if (prog[3 * cl[i]] == ONNXC_RE_MATCH) return 1;
   return 0;

@@ -446,8 +446,8 @@ static void emit_const(Emit *e, Value *v) {
   if (raw) n = value_bytes(v);
   if (v->dtype == DT_STRING) {
     /* one literal per element (onnxc_string = const char *) */
-    buf_printf(e->out, "/* %s %s%s */\nstatic const onnxc_string %s[%lld] = {", v->name, dtype_name(v->dtype),
-               shape_str(&e->ctx->arena, v), v->cname, (long long)(n ? n : 1));
+    buf_printf(e->out, "/* %s %s%s */\nstatic %sconst onnxc_string %s[%lld] = {", v->name, dtype_name(v->dtype),
+               shape_str(&e->ctx->arena, v), e->const_qual ? e->const_qual : "", v->cname, (long long)(n ? n : 1));
     for (int64_t i = 0; i < n; i++) buf_printf(e->out, "\n  %s,", c_str_lit(e, ((const char **)v->data)[i]));
     buf_puts(e->out, n ? "\n};\n" : "0};\n");
     return;
@@ -602,7 +602,6 @@ static void emit_node_fn(Emit *e, Node *n) {
     }
   }
   if (n->str_heap) {
-    if (e->cuda) fail_node(ctx, n, "string tensors are not supported by the CUDA backend");
     buf_printf(e->out, "%sonnxc_sheap *H", first ? "" : ", ");
     first = false;
   }

@@ -33,6 +33,7 @@ typedef struct Cu {
   int n_dims_slots;
   bool uses_status;         /* a node function returns a status: the device status word */
   bool uses_arena, uses_weights; /* the schedule reads A / Wd */
+  bool uses_sheap;          /* string ops: the run's string heap state at SHEAP_OFF */
 } Cu;
 
 /* ---- emit_cuda.c ---------------------------------------------------------------------- */

@@ -163,7 +163,7 @@ static void emit_generic(Cu *cu, Node *n) {
   bool par = emit_device_fn(cu, n);
   int64_t threads = par ? cu->dev.par_n : 1;
   int na = 0;
-  CuArg *a = arena_alloc(&cu->ctx->arena, sizeof(CuArg) * (size_t)(n->n_inputs + 2 * n->n_outputs + 2));
+  CuArg *a = arena_alloc(&cu->ctx->arena, sizeof(CuArg) * (size_t)(n->n_inputs + 2 * n->n_outputs + 3));
   Emit *h = &cu->host;
   for (int k = 0; k < n->n_inputs; k++) {
     Value *v = n->inputs[k];
@@ -181,6 +181,13 @@ static void emit_generic(Cu *cu, Node *n) {
     if (!v || !v->dynamic) continue;
     a[na++] = (CuArg){"int64_t *", fmt(h, "D%d", k), dims_slot(cu, v)};
   }
+  int heap_arg = -1;
+  if (n->str_heap) {
+    /* the run's string heap (its state in the device block; host C does not know the type) */
+    heap_arg = na;
+    a[na++] = (CuArg){"void *", "H", "(void *)(R->dev + SHEAP_OFF)"};
+    cu->uses_sheap = true;
+  }
   a[na++] = (CuArg){"unsigned char *", "W",
                     n->scratch_bytes > 0 ? cu_arena(cu, n->scratch_offset) : "(unsigned char *)0"};
   /* a function that returns a status (ImageDecoder, OptionalGetElement, a subgraph running
@@ -193,7 +200,8 @@ static void emit_generic(Cu *cu, Node *n) {
   int k = cu_kernel_open(cu, n, par ? NULL : "serial", a, na);
   Buf call = {0};
   buf_printf(&call, "%s%s(", status ? "const int st_ = " : "", node_fn_name(&cu->dev, n));
-  for (int i = 0; i < na - (status ? 1 : 0); i++) buf_printf(&call, "%s%s", i ? ", " : "", a[i].name);
+  for (int i = 0; i < na - (status ? 1 : 0); i++)
+    buf_printf(&call, "%s%s%s", i ? ", " : "", i == heap_arg ? "(onnxc_sheap *)" : "", a[i].name);
   buf_puts(&call, ");");
   ep(&cu->dev, "%s", call.p);
   if (status) ep(&cu->dev, "if (st_) atomicCAS(S, 0, st_);");
@@ -208,7 +216,39 @@ static void emit_generic(Cu *cu, Node *n) {
 typedef struct HostConst {
   const char *name;
   int64_t off, bytes;
+  /* a string tensor: n addresses at off, then its strings (blob: blob_bytes at off + blob_off);
+     name is the blob, offs the array of the strings' offsets in it */
+  bool str;
+  const char *offs;
+  int64_t n, blob_off, blob_bytes;
 } HostConst;
+
+/* The host arrays of string constant v: its strings' bytes (each NUL-ended) and offsets. */
+static void emit_string_const(Emit *e, Value *v, HostConst *hc) {
+  int64_t n = value_numel(v), at = 0;
+  const char **sv = (const char **)v->data;
+  buf_printf(e->out, "/* %s string%s: its strings, then their offsets */\nstatic const unsigned char %s[] = {",
+             v->name, shape_str(&e->ctx->arena, v), hc->name);
+  for (int64_t i = 0; i < n; i++) {
+    for (const unsigned char *p = (const unsigned char *)sv[i];; p++) {
+      buf_printf(e->out, "%s%s%u", at ? "," : "", at % 24 == 0 ? "\n  " : "", (unsigned)*p);
+      at++;
+      if (!*p) break;
+    }
+  }
+  buf_puts(e->out, at ? "\n};\n" : "0};\n");
+  buf_printf(e->out, "static const int64_t %s[] = {", hc->offs);
+  int64_t o = 0;
+  for (int64_t i = 0; i < n; i++) {
+    buf_printf(e->out, "%s%s%lld", i ? "," : "", i % 16 == 0 ? "\n  " : "", (long long)o);
+    o += (int64_t)strlen(sv[i]) + 1;
+  }
+  buf_puts(e->out, n ? "\n};\n" : "0};\n");
+  hc->str = true;
+  hc->n = n;
+  hc->blob_off = (n * (int64_t)sizeof(char *) + 15) / 16 * 16;
+  hc->blob_bytes = at;
+}
 
 /* Constants read inside subgraphs become __device__ arrays (their cname), recursively. */
 static void emit_device_consts(Cu *cu, Graph *g, int *nconst) {
@@ -263,13 +303,21 @@ static int host_consts(Cu *cu, Emit *he, HostConst **out, int64_t *wbytes) {
           hc = m;
           cap *= 2;
         }
-        const char *saved = v->cname;
-        v->cname = arena_printf(a, "w%d_%s", n, c_ident(a, v->name, 32));
-        emit_c_const(he, v);
-        hc[n].name = v->cname;
-        v->cname = saved;
+        memset(&hc[n], 0, sizeof hc[n]);
         hc[n].off = off;
-        hc[n].bytes = value_bytes(v);
+        if (v->dtype == DT_STRING) {
+          hc[n].name = arena_printf(a, "w%d_%s", n, c_ident(a, v->name, 32));
+          hc[n].offs = arena_printf(a, "w%d_offs", n);
+          emit_string_const(he, v, &hc[n]);
+          hc[n].bytes = hc[n].blob_off + hc[n].blob_bytes;
+        } else {
+          const char *saved = v->cname;
+          v->cname = arena_printf(a, "w%d_%s", n, c_ident(a, v->name, 32));
+          emit_c_const(he, v);
+          hc[n].name = v->cname;
+          v->cname = saved;
+          hc[n].bytes = value_bytes(v);
+        }
         cu->wconst_off[v->id] = off;
         off += (hc[n].bytes + 255) / 256 * 256;
         n++;
@@ -362,21 +410,12 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int i = 0; i < g->values.n; i++) cu.wconst_off[i] = -1;
   cu.in_names = arena_alloc(a, sizeof(char *) * (size_t)(g->inputs.n + 1));
   cu.out_names = arena_alloc(a, sizeof(char *) * (size_t)(g->outputs.n + 1));
-  for (int s = 0; s < g->sched.n; s++) {
-    Node *n = g->sched.v[s];
-    for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
-      Value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-      if (v && v->dtype == DT_STRING) fail_node(ctx, n, "string tensors are not supported by the CUDA backend");
-    }
-  }
   for (int i = 0; i < g->inputs.n; i++) {
     Value *v = g->inputs.v[i];
-    if (v->dtype == DT_STRING) fail(ctx, "input '%s': string inputs are not supported by the CUDA backend", v->name);
     cu.in_names[i] = arena_printf(a, "in%d_%s", i, c_ident(a, v->name, 32));
   }
   for (int i = 0; i < g->outputs.n; i++) {
     Value *v = g->outputs.v[i];
-    if (v->dtype == DT_STRING) fail(ctx, "output '%s': string outputs are not supported by the CUDA backend", v->name);
     cu.out_names[i] = arena_printf(a, "out%d_%s", i, c_ident(a, v->name, 32));
   }
 
@@ -412,12 +451,47 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     out_stage[i] = off;
     off += (value_bytes(g->outputs.v[i]) + 255) / 256 * 256;
   }
+  /* run_host's string inputs: their strings' bytes (65 per element, or --string-bytes) */
+  int64_t *sin_off = arena_alloc(a, sizeof(int64_t) * (size_t)(g->inputs.n + 1));
+  int64_t *sin_bytes = arena_alloc(a, sizeof(int64_t) * (size_t)(g->inputs.n + 1));
+  int64_t sout_elems = 0;
+  for (int i = 0; i < g->inputs.n; i++) {
+    Value *v = g->inputs.v[i];
+    sin_off[i] = sin_bytes[i] = 0;
+    if (v->dtype != DT_STRING) continue;
+    sin_bytes[i] = ctx->string_bytes >= 0 ? ctx->string_bytes : value_numel(v) * 65;
+    sin_bytes[i] = (sin_bytes[i] + 15) / 16 * 16;
+    if (sin_bytes[i] < 16) sin_bytes[i] = 16;
+    sin_off[i] = off;
+    off += (sin_bytes[i] + 255) / 256 * 256;
+  }
+  for (int i = 0; i < g->outputs.n; i++)
+    if (((Value *)g->outputs.v[i])->dtype == DT_STRING) sout_elems += value_numel(g->outputs.v[i]);
   cu.dims_off = off;
 
   /* ---- the schedule: one launch (or cuBLAS call) sequence per node ---- */
   Emit *h = &cu.host;
   int64_t *out_dims_slot = arena_alloc(a, sizeof(int64_t) * (size_t)(g->outputs.n + 1));
   for (int i = 0; i < g->outputs.n; i++) out_dims_slot[i] = -1;
+  if (g->has_heap) {
+    /* the run's string heap (the arena's last heap_bytes), empty at the start of every run */
+    Node *first = NULL;
+    for (int s = 0; s < g->sched.n && !first; s++)
+      if (!((Node *)g->sched.v[s])->elided && ((Node *)g->sched.v[s])->str_heap) first = g->sched.v[s];
+    if (first) {
+      CuArg ha[2] = {{"void *", "Hv", "(void *)(R->dev + SHEAP_OFF)"},
+                     {"unsigned char *", "P", cu_arena(&cu, g->heap_offset)}};
+      int k = cu_kernel_open(&cu, first, "heap", ha, 2);
+      ep(&cu.dev, "onnxc_sheap *H = (onnxc_sheap *)Hv;");
+      ep(&cu.dev, "H->p = (char *)P;");
+      ep(&cu.dev, "H->used = 0;");
+      ep(&cu.dev, "H->cap = %lld;", (long long)g->heap_bytes);
+      cu_kernel_close(&cu);
+      ep(h, "/* the string heap: empty */");
+      cu_launch(&cu, k, 1, 1, ha, 2);
+      cu.uses_sheap = true;
+    }
+  }
   for (int s = 0; s < g->sched.n; s++) {
     Node *n = g->sched.v[s];
     if (n->elided) continue;
@@ -449,7 +523,22 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   }
   /* the status word after the dims slots */
   int64_t status_off = cu.dims_off + (int64_t)(cu.n_dims_slots > 0 ? cu.n_dims_slots : 1) * 8 * ONNXC_MAX_RANK;
-  int64_t dev_bytes = status_off + 8;
+  int64_t sheap_off = status_off + 16, dev_bytes = cu.uses_sheap ? sheap_off + 32 : status_off + 8;
+  /* string outputs: the kernel that fetches a string the device code holds as a literal, and
+     its 256-byte scratch */
+  int fetch_k = -1;
+  int64_t fetch_off = (dev_bytes + 15) / 16 * 16;
+  if (sout_elems && g->sched.n > 0) {
+    CuArg fa[3] = {{"const char *", "src", "0"}, {"char *", "dst", "0"}, {"long long", "cap", "0"}};
+    fetch_k = cu_kernel_open(&cu, g->sched.v[0], "sfetch", fa, 3);
+    ep(&cu.dev, "long long i;");
+    ep(&cu.dev, "for (i = 0; i < cap; i++) {");
+    ep(&cu.dev, "  dst[i] = src[i];");
+    ep(&cu.dev, "  if (!src[i]) return;");
+    ep(&cu.dev, "}");
+    cu_kernel_close(&cu);
+    dev_bytes = fetch_off + 256;
+  }
   emit_templates_splice(&cu.dev, db, tpl_at);
   int nk = cu.knames.n;
 
@@ -514,10 +603,23 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     buf_put(cb, wb->p, wb->len);
     buf_puts(cb, "\n");
   }
-  buf_printf(cb, "#define ARENA_OFF %lld\n#define STATUS_OFF %lld\n#define DEVICE_BYTES %lld\n\n", (long long)arena_off,
+  buf_printf(cb, "#define ARENA_OFF %lld\n#define STATUS_OFF %lld\n#define DEVICE_BYTES %lld\n", (long long)arena_off,
              (long long)status_off, (long long)dev_bytes);
+  if (cu.uses_sheap) buf_printf(cb, "#define SHEAP_OFF %lld /* the string heap's state (onnxc_sheap) */\n", (long long)sheap_off);
+  buf_puts(cb, "\n");
   buf_printf(cb, "struct %s_cuda {\n  onnxc_cuda_rt rt;\n  const void *kernels[%d];\n"
-                 "  int status; /* the last run's status word (the context is pinned memory) */\n};\n\n", P, nk ? nk : 1);
+                 "  int status; /* the last run's status word (the context is pinned memory) */\n", P, nk ? nk : 1);
+  /* run_host's string tensors: inputs packed here and copied over, outputs' strings mirrored */
+  for (int i = 0; i < g->inputs.n; i++)
+    if (sin_bytes[i])
+      buf_printf(cb, "  char sin%d[%lld];\n  onnxc_string sptr%d[%lld];\n", i, (long long)sin_bytes[i], i,
+                 (long long)(value_numel(g->inputs.v[i]) ? value_numel(g->inputs.v[i]) : 1));
+  int64_t spool = sout_elems ? 16 * sout_elems + 256 : 0;
+  if (sout_elems) {
+    if (g->has_heap) buf_printf(cb, "  char sheap[%lld];\n", (long long)(g->heap_bytes ? g->heap_bytes : 1));
+    buf_printf(cb, "  char spool[%lld];\n  size_t spool_used;\n", (long long)spool);
+  }
+  buf_printf(cb, "};\n\n");
   buf_printf(cb, "static const char *const %s_knames[] = {", P);
   for (int i = 0; i < nk; i++) buf_printf(cb, "%s\n  \"%s\"", i ? "," : "", (const char *)cu.knames.v[i]);
   buf_printf(cb, "%s};\n", nk ? "\n" : "0");
@@ -560,9 +662,15 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   buf_printf(cb, "  st = onnxc_cuda_host_alloc((void **)&c, sizeof *c);\n  if (st != ONNXC_OK) return st;\n  *ctx = c;\n");
   buf_printf(cb, "  st = onnxc_cuda_rt_init(&c->rt, opt, &%s_kernels, c->kernels, DEVICE_BYTES);\n", P);
   buf_printf(cb, "  if (st != ONNXC_OK) return st;\n");
-  for (int i = 0; i < nhc; i++)
-    buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->rt.dev + %lld, %s, %lld, 0));\n", (long long)hc[i].off,
-               hc[i].name, (long long)hc[i].bytes);
+  for (int i = 0; i < nhc; i++) {
+    if (hc[i].str)
+      buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_strings_const(&c->rt, c->rt.dev + %lld, c->rt.dev + %lld, (const char *)%s, %lld, %s, %lld));\n",
+                 (long long)hc[i].off, (long long)(hc[i].off + hc[i].blob_off), hc[i].name, (long long)hc[i].blob_bytes,
+                 hc[i].offs, (long long)hc[i].n);
+    else
+      buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->rt.dev + %lld, %s, %lld, 0));\n", (long long)hc[i].off,
+                 hc[i].name, (long long)hc[i].bytes);
+  }
   buf_printf(cb, "  return onnxc_cuda_sync(&c->rt);\n}\n\n");
   buf_printf(cb, "void %s_cuda_destroy(%s_cuda *ctx) {\n  if (!ctx) return;\n  onnxc_cuda_rt_free(&ctx->rt);\n"
                  "  onnxc_cuda_host_free(ctx);\n}\n\n", P, P);
@@ -581,8 +689,13 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int i = 0; i < nin; i++) {
     buf_printf(cb, "  if (!in[%d]) return ONNXC_ERR_NULL;\n", i);
     buf_printf(cb, "  din[%d] = c->rt.dev + %lld;\n", i, (long long)in_stage[i]);
-    buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->rt.dev + %lld, in[%d], %lld, 0));\n", (long long)in_stage[i], i,
-               (long long)value_bytes(g->inputs.v[i]));
+    if (sin_bytes[i])
+      buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_strings_in(&c->rt, (const onnxc_string *)in[%d], %lld, c->sin%d, %lld, c->rt.dev + %lld, "
+                     "c->sptr%d, c->rt.dev + %lld));\n", i, (long long)value_numel(g->inputs.v[i]), i, (long long)sin_bytes[i],
+                 (long long)sin_off[i], i, (long long)in_stage[i]);
+    else
+      buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->rt.dev + %lld, in[%d], %lld, 0));\n", (long long)in_stage[i], i,
+                 (long long)value_bytes(g->inputs.v[i]));
   }
   for (int i = 0; i < nout; i++) {
     buf_printf(cb, "  if (!out[%d]) return ONNXC_ERR_NULL;\n", i);
@@ -592,7 +705,59 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int i = 0; i < nout; i++)
     buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, out[%d], c->rt.dev + %lld, %lld, 1));\n", i,
                (long long)out_stage[i], (long long)value_bytes(g->outputs.v[i]));
-  buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_sync(&c->rt));\n  return c->status;\n}\n\n");
+  if (sout_elems) {
+    /* string outputs: device addresses now in out[i]; each becomes a host one */
+    if (g->has_heap)
+      buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, c->sheap, c->rt.dev + ARENA_OFF + %lld, %lld, 1));\n",
+                 (long long)g->heap_offset, (long long)g->heap_bytes);
+    /* a data-dependent output: its elements are those of its actual dims */
+    for (int i = 0; i < nout; i++) {
+      Value *v = g->outputs.v[i];
+      if (v->dtype == DT_STRING && v->dynamic && out_dims_slot[i] >= 0)
+        buf_printf(cb, "  int64_t sd%d[%d] = {0};\n  ONNXC_CUDA_TRY(onnxc_cuda_copy(&c->rt, sd%d, c->rt.dev + %lld, %d, 1));\n", i,
+                   v->rank ? v->rank : 1, i, (long long)out_dims_slot[i], 8 * (v->rank ? v->rank : 1));
+    }
+    buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_sync(&c->rt));\n  if (c->status) return c->status;\n  {\n");
+    Buf rg = {0};
+    int nreg = 0;
+    if (g->has_heap) {
+      buf_printf(&rg, "\n      {c->rt.dev + ARENA_OFF + %lld, c->sheap, %lld},", (long long)g->heap_offset, (long long)g->heap_bytes);
+      nreg++;
+    }
+    for (int i = 0; i < nin; i++)
+      if (sin_bytes[i]) {
+        buf_printf(&rg, "\n      {c->rt.dev + %lld, c->sin%d, %lld},", (long long)sin_off[i], i, (long long)sin_bytes[i]);
+        nreg++;
+      }
+    for (int i = 0; i < nhc; i++)
+      if (hc[i].str) {
+        buf_printf(&rg, "\n      {c->rt.dev + %lld, (const char *)%s, %lld},", (long long)(hc[i].off + hc[i].blob_off),
+                   hc[i].name, (long long)hc[i].blob_bytes);
+        nreg++;
+      }
+    buf_printf(cb, "    const onnxc_cuda_sregion reg[%d] = {%s};\n", nreg ? nreg : 1, nreg ? rg.p : "{0, 0, 0}");
+    buf_free(&rg);
+    buf_printf(cb, "    const onnxc_cuda_sfetch sf = {%d, c->rt.dev + %lld, 256};\n", fetch_k, (long long)fetch_off);
+    buf_printf(cb, "    c->spool_used = 0;\n");
+    for (int i = 0; i < nout; i++) {
+      Value *v = g->outputs.v[i];
+      if (v->dtype != DT_STRING) continue;
+      const char *cnt = fmt(&cu.host, "%lld", (long long)value_numel(v));
+      if (v->dynamic && out_dims_slot[i] >= 0) {
+        Buf e = {0};
+        buf_puts(&e, "(int64_t)1");
+        for (int d = 0; d < v->rank; d++) buf_printf(&e, " * sd%d[%d]", i, d);
+        cnt = fmt(&cu.host, "%s", e.p);
+        buf_free(&e);
+        buf_printf(cb, "    if (%s < 0 || %s > %lld) return ONNXC_ERR_BOUNDS;\n", cnt, cnt, (long long)value_numel(v));
+      }
+      buf_printf(cb, "    ONNXC_CUDA_TRY(onnxc_cuda_strings_out(&c->rt, (onnxc_string *)out[%d], %s, reg, %d, &sf, c->spool, %lld, &c->spool_used));\n",
+                 i, cnt, nreg, (long long)spool);
+    }
+    buf_printf(cb, "  }\n  return ONNXC_OK;\n}\n\n");
+  } else {
+    buf_printf(cb, "  ONNXC_CUDA_TRY(onnxc_cuda_sync(&c->rt));\n  return c->status;\n}\n\n");
+  }
   /* typed entries */
   for (int host = 0; host < 2; host++) {
     buf_printf(cb, "int %s_cuda_run%s(%s_cuda *ctx%s) {\n", P, host ? "_host" : "", P, pp);

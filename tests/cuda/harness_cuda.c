@@ -121,6 +121,22 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cannot read %s\n", eq + 1);
       return 2;
     }
+    if (m->inputs[k].dtype == ONNXC_STRING) { /* NUL-ended elements -> host pointers */
+      int64_t n = onnxc_tensor_numel(&m->inputs[k]);
+      onnxc_string *sv = calloc((size_t)n + 1, sizeof *sv);
+      size_t at = 0;
+      for (int64_t j = 0; j < n; j++) {
+        size_t l = at < len ? strlen((char *)p + at) : 0;
+        if (at + l >= len) {
+          fprintf(stderr, "input %s: fewer strings than the model expects\n", argv[i]);
+          return 3;
+        }
+        sv[j] = (char *)p + at;
+        at += l + 1;
+      }
+      in[k] = sv;
+      continue;
+    }
     if (len != onnxc_tensor_bytes(&m->inputs[k])) {
       fprintf(stderr, "input %s: %zu bytes given, model expects %zu\n", argv[i], len, onnxc_tensor_bytes(&m->inputs[k]));
       return 3;
@@ -157,7 +173,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < 3; r++) {
     st = m->run_host(ctx, in, out[r]);
     if (st) {
-      fprintf(stderr, "run %d failed: %s: %s\n", r + 1, onnxc_status_str(st), m->error(ctx));
+      fprintf(stderr, "run failed: status %d (%s, run %d): %s\n", st, onnxc_status_str(st), r + 1, m->error(ctx));
       return 4;
     }
   }
@@ -178,6 +194,24 @@ int main(int argc, char **argv) {
     }
     for (int d = 0; d < m->outputs[k].rank; d++) n *= dims[d];
     size_t nb = ((size_t)n * onnxc_dtype_bits(m->outputs[k].dtype) + 7) / 8;
+    if (m->outputs[k].dtype == ONNXC_STRING) { /* host strings (of the context: compare texts) */
+      const onnxc_string *sv[3] = {(const onnxc_string *)out[0][k], (const onnxc_string *)out[1][k],
+                                   (const onnxc_string *)out[2][k]};
+      for (int64_t j = 0; j < n; j++)
+        if (strcmp(sv[0][j], sv[2][j]) || strcmp(sv[1][j], sv[2][j])) {
+          fprintf(stderr, "output %d: string %lld differs between the runs\n", k, (long long)j);
+          return 5;
+        }
+      snprintf(path, sizeof path, "%s/out_%d.dims", argv[1], k);
+      FILE *f = fopen(path, "w");
+      for (int d = 0; d < m->outputs[k].rank; d++) fprintf(f, "%lld\n", (long long)dims[d]);
+      fclose(f);
+      snprintf(path, sizeof path, "%s/out_%d.bin", argv[1], k);
+      f = fopen(path, "wb");
+      for (int64_t j = 0; j < n; j++) fwrite(sv[2][j], 1, strlen(sv[2][j]) + 1, f);
+      fclose(f);
+      continue;
+    }
     /* the graph's two runs are the same work: bit-identical; the eager first run may differ
        from them only in float rounding (cuBLAS may pick another algorithm while capturing) */
     if (memcmp(out[1][k], out[2][k], nb)) {

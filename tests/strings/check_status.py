@@ -5,7 +5,7 @@
   - Cast of text that is not a number -> ONNXC_ERR_PARSE (8).
 The same models pass with enough room (the bound is not off by one).
 
-usage: check_status.py [--build BUILD]
+usage: check_status.py [--build BUILD] [--target c|cuda-emu|cuda|cuda-nvrtc]
 """
 import argparse
 import os
@@ -38,6 +38,7 @@ def case(d, node, x, outs, opset=20):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--target", default="c", help="as run.py's (the CUDA targets report through the device status word)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="onnxc_strstatus_")
     x = np.array(["abc", "de"], dtype=object)
@@ -58,7 +59,7 @@ def main():
               ("parse", [], 8), ("parse_int", [], 8)]
     passed = failed = 0
     for name, flags, want in checks:
-        cmd = [sys.executable, RUN, "--build", args.build, os.path.join(work, name), "-j", "1"]
+        cmd = [sys.executable, RUN, "--build", args.build, os.path.join(work, name), "-j", "1", "--target", args.target]
         cmd += [f"--flag={f}" for f in flags]
         out = subprocess.run(cmd, capture_output=True, text=True).stdout
         line = next((l for l in out.splitlines() if l.startswith(("PASS", "FAIL"))), out.strip())

@@ -123,3 +123,6 @@ int onnxc_cuda_nvrtc_compile(const onnxc_cuda_kernels *k, int arch, void **code,
 void onnxc_cuda_free_code(void *code) { free(code); }
 
 }
+
+/* string tensors at the boundary: the runtime's own code, over the copies above */
+#include "../../../runtime_min/onnxc_rt_cuda_str.c"
