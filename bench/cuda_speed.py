@@ -126,9 +126,10 @@ def quantize(model):
 
 def runtime_objs(work):
     inc = ["-I", os.path.join(ROOT, "runtime_min")]
-    rt = [os.path.join(work, "onnxc_rt.o"), os.path.join(work, "onnxc_rt_cuda.o")]
+    rt = [os.path.join(work, "onnxc_rt.o"), os.path.join(work, "onnxc_rt_cuda.o"), os.path.join(work, "onnxc_rt_cuda_str.o")]
     sh(["cc", "-O2", "-c", os.path.join(ROOT, "runtime_min", "onnxc_rt.c"), "-o", rt[0]] + inc)
-    sh(["cc", "-O2", "-c", os.path.join(ROOT, "runtime_min", "onnxc_rt_cuda.c"), "-o", rt[1], "-I", os.path.join(CUDA, "include")] + inc)
+    for src, obj in (("onnxc_rt_cuda.c", rt[1]), ("onnxc_rt_cuda_str.c", rt[2])):
+        sh(["cc", "-O2", "-c", os.path.join(ROOT, "runtime_min", src), "-o", obj, "-I", os.path.join(CUDA, "include")] + inc)
     return rt, inc
 
 

@@ -3,7 +3,8 @@
  * All CUDA runtime, cuBLAS and NVRTC calls of a generated model go through here, so that the
  * generated host code is plain C with no CUDA headers.  Failures become status codes with a
  * one-line text in rt->err; nothing prints.  Allocation happens only in rt_init (the device
- * block, the cuBLAS workspace, NVRTC's buffers while compiling); runs allocate nothing. */
+ * block, the cuBLAS workspace, NVRTC's buffers while compiling, the profile's tables when
+ * ONNXC_CUDA_PROFILE asks for one); runs allocate nothing. */
 #include "onnxc_rt_cuda.h"
 
 #include <cublas_v2.h>
@@ -204,6 +205,111 @@ loaded:
   return ONNXC_OK;
 }
 
+/* ---- profiling (ONNXC_CUDA_PROFILE=FILE) -------------------------------------------------- */
+
+#define PROF_GEMMS 64 /* distinct GEMM shapes kept */
+
+typedef struct prof_t {
+  char path[512];
+  int n;
+  const char *const *names;
+  double *us;
+  long *calls;
+  int gemm_shape[PROF_GEMMS][4]; /* m, n, k, batch */
+  double gemm_us[PROF_GEMMS];
+  long gemm_calls[PROF_GEMMS];
+  int n_gemm;
+  cudaEvent_t ev[2];
+} prof_t;
+
+static int prof_init(onnxc_cuda_rt *rt, const onnxc_cuda_kernels *k) {
+  const char *path = getenv("ONNXC_CUDA_PROFILE");
+  prof_t *p;
+  if (!path || !*path) return ONNXC_OK;
+  p = (prof_t *)calloc(1, sizeof *p);
+  if (!p || !(p->us = (double *)calloc((size_t)k->n + 1, sizeof(double))) ||
+      !(p->calls = (long *)calloc((size_t)k->n + 1, sizeof(long)))) {
+    if (p) free(p->us);
+    free(p);
+    return ONNXC_ERR_NO_MEMORY;
+  }
+  snprintf(p->path, sizeof p->path, "%s", path);
+  p->n = k->n;
+  p->names = k->names;
+  CU(rt, cudaEventCreate(&p->ev[0]));
+  CU(rt, cudaEventCreate(&p->ev[1]));
+  rt->prof = p;
+  rt->use_graphs = 0;
+  return ONNXC_OK;
+}
+
+static void prof_begin(onnxc_cuda_rt *rt) {
+  prof_t *p = (prof_t *)rt->prof;
+  cudaEventRecord(p->ev[0], (cudaStream_t)rt->stream);
+}
+
+static double prof_end(onnxc_cuda_rt *rt) {
+  prof_t *p = (prof_t *)rt->prof;
+  float ms = 0;
+  cudaEventRecord(p->ev[1], (cudaStream_t)rt->stream);
+  cudaEventSynchronize(p->ev[1]);
+  cudaEventElapsedTime(&ms, p->ev[0], p->ev[1]);
+  return ms * 1000.0;
+}
+
+static void prof_gemm(prof_t *p, int m, int n, int k, int batch, double us) {
+  int i;
+  for (i = 0; i < p->n_gemm; i++)
+    if (p->gemm_shape[i][0] == m && p->gemm_shape[i][1] == n && p->gemm_shape[i][2] == k && p->gemm_shape[i][3] == batch) break;
+  if (i == p->n_gemm) {
+    if (i == PROF_GEMMS) i--; /* the last slot takes the rest */
+    else p->n_gemm++;
+    p->gemm_shape[i][0] = m;
+    p->gemm_shape[i][1] = n;
+    p->gemm_shape[i][2] = k;
+    p->gemm_shape[i][3] = batch;
+  }
+  p->gemm_us[i] += us;
+  p->gemm_calls[i]++;
+}
+
+static void prof_write(onnxc_cuda_rt *rt) {
+  prof_t *p = (prof_t *)rt->prof;
+  FILE *f = fopen(p->path, "w");
+  double total = 0;
+  int i, done;
+  if (f) {
+    for (i = 0; i < p->n; i++) total += p->us[i];
+    for (i = 0; i < p->n_gemm; i++) total += p->gemm_us[i];
+    fprintf(f, "# total %.1f us in kernels and GEMMs\n", total);
+    do { /* slowest first */
+      double best = -1;
+      int bi = -1, bg = 0;
+      for (i = 0; i < p->n; i++)
+        if (p->calls[i] && p->us[i] > best) best = p->us[i], bi = i, bg = 0;
+      for (i = 0; i < p->n_gemm; i++)
+        if (p->gemm_calls[i] && p->gemm_us[i] > best) best = p->gemm_us[i], bi = i, bg = 1;
+      done = bi < 0;
+      if (done) break;
+      if (bg) {
+        fprintf(f, "%10.1f %6ld sgemm %dx%dx%d batch %d\n", p->gemm_us[bi], p->gemm_calls[bi], p->gemm_shape[bi][0],
+                p->gemm_shape[bi][1], p->gemm_shape[bi][2], p->gemm_shape[bi][3]);
+        p->gemm_calls[bi] = 0;
+      } else {
+        fprintf(f, "%10.1f %6ld %s\n", p->us[bi], p->calls[bi], p->names[bi]);
+        p->calls[bi] = 0;
+      }
+    } while (!done);
+    fclose(f);
+  }
+  cudaEventDestroy(p->ev[0]);
+  cudaEventDestroy(p->ev[1]);
+  free(p->us);
+  free(p->calls);
+  free(p);
+  rt->prof = NULL;
+}
+
 /* ---- context ----------------------------------------------------------------------------- */
 
 int onnxc_cuda_rt_init(onnxc_cuda_rt *rt, const onnxc_cuda_options *opt, const onnxc_cuda_kernels *k,
@@ -217,6 +323,7 @@ int onnxc_cuda_rt_init(onnxc_cuda_rt *rt, const onnxc_cuda_options *opt, const o
   rt->device = opt ? opt->device : 0;
   rt->use_graphs = !(opt && opt->no_graphs);
   rt->kernels = handles;
+  rt->knames = k->names;
   if (e != cudaSuccess || n == 0) {
     snprintf(rt->err, sizeof rt->err, "no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     return rt->status = ONNXC_ERR_NO_DEVICE;
@@ -253,12 +360,13 @@ int onnxc_cuda_rt_init(onnxc_cuda_rt *rt, const onnxc_cuda_options *opt, const o
   }
   CU(rt, cudaDeviceGetLimit(&stack, cudaLimitStackSize));
   if (need + 1024 > stack) CU(rt, cudaDeviceSetLimit(cudaLimitStackSize, need + 1024));
-  return ONNXC_OK;
+  return prof_init(rt, k);
 }
 
 void onnxc_cuda_rt_free(onnxc_cuda_rt *rt) {
   if (!rt) return;
   if (rt->stream) cudaStreamSynchronize((cudaStream_t)rt->stream);
+  if (rt->prof) prof_write(rt);
   if (rt->graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)rt->graph_exec);
   if (rt->graph) cudaGraphDestroy((cudaGraph_t)rt->graph);
   if (rt->blas) cublasDestroy((cublasHandle_t)rt->blas);
@@ -297,7 +405,13 @@ int onnxc_cuda_launch(onnxc_cuda_rt *rt, int k, unsigned grid, unsigned block, v
   g.y = g.z = 1;
   b.x = block;
   b.y = b.z = 1;
+  if (rt->prof) prof_begin(rt);
   CU(rt, cudaLaunchKernel(rt->kernels[k], g, b, args, 0, (cudaStream_t)rt->stream));
+  if (rt->prof) {
+    prof_t *p = (prof_t *)rt->prof;
+    p->us[k] += prof_end(rt);
+    p->calls[k]++;
+  }
   return ONNXC_OK;
 }
 
@@ -307,12 +421,14 @@ int onnxc_cuda_sgemm(onnxc_cuda_rt *rt, int trans_a, int trans_b, int m, int n, 
   cublasHandle_t h = (cublasHandle_t)rt->blas;
   cublasOperation_t ta = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasStatus_t s;
+  if (rt->prof) prof_begin(rt);
   if (batch == 1)
     s = cublasSgemm(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
   else
     s = cublasSgemmStridedBatched(h, ta, tb, m, n, k, &alpha, a, lda, stride_a, b, ldb, stride_b, &beta, c, ldc,
                                   stride_c, batch);
   if (s != CUBLAS_STATUS_SUCCESS) return blas_fail(rt, batch == 1 ? "cublasSgemm" : "cublasSgemmStridedBatched", s);
+  if (rt->prof) prof_gemm((prof_t *)rt->prof, m, n, k, batch, prof_end(rt));
   return ONNXC_OK;
 }
 

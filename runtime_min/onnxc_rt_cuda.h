@@ -116,13 +116,20 @@ typedef struct onnxc_cuda_rt {
   void *library;              /* cudaLibrary_t (cuda-nvrtc) */
   void *graph, *graph_exec;   /* cudaGraph_t, cudaGraphExec_t */
   const void **kernels;       /* n entries: launchable handles */
+  const char *const *knames;  /* their names */
   unsigned char *dev;         /* the one device allocation */
   size_t dev_bytes;
   const void *graph_io[64];   /* the IO pointers the graph was captured with */
   int graph_nio;
   int status;                 /* first failure of an asynchronous step, or 0 */
   char err[512];
+  void *prof;                 /* ONNXC_CUDA_PROFILE (below), or NULL */
 } onnxc_cuda_rt;
+
+/* Profiling (a diagnostic, off unless asked for): with the environment variable
+   ONNXC_CUDA_PROFILE=FILE at create, graphs are off, every kernel and GEMM is timed with CUDA
+   events (the stream waits after each), and destroy writes one line per kernel to FILE
+   (total microseconds, calls, name; slowest first, cuBLAS GEMMs as "sgemm MxNxK"). */
 
 /* Creates stream, cuBLAS handle (workspace, TF32 as asked), the device block of dev_bytes,
    and loads the kernels into handles[0..k->n). */

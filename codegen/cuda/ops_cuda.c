@@ -474,6 +474,138 @@ static void emit_rnn(Cu *cu, Node *n, const RnnCuda *r) {
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
+/* ---- rows: Softmax, LogSoftmax, LayerNormalization, RMSNormalization ----------------------
+   A warp per row (float32, the reduced axis innermost): each lane reads every 32nd element,
+   the warp's partial maxima and sums meet through shuffles; rows loop over the grid's warps.
+   The C backend's form (a thread per row, each reading its whole row) is latency-bound on
+   rows of a few hundred elements and uncoalesced. */
+
+enum { RW_SOFTMAX, RW_LOGSOFTMAX, RW_LAYERNORM, RW_RMSNORM };
+
+typedef struct RowForm {
+  int kind;
+  int64_t rows, cols;
+  double eps;
+  bool bias, mean_out, inv_out;
+} RowForm;
+
+static bool row_form(Ctx *ctx, const Node *n, RowForm *r) {
+  memset(r, 0, sizeof *r);
+  if (n->fuse_act || n->n_inputs < 1 || n->n_outputs < 1) return false;
+  Value *x = n->inputs[0], *y = n->outputs[0];
+  if (!f32(x) || !f32(y) || x->rank < 1 || value_numel(x) == 0) return false;
+  int rank = x->rank, a;
+  if (is_op(n, "Softmax") || is_op(n, "LogSoftmax")) {
+    r->kind = is_op(n, "Softmax") ? RW_SOFTMAX : RW_LOGSOFTMAX;
+    int64_t axis = attr_i(n, "axis", n->opset < 13 ? 1 : -1);
+    if (n->opset < 13) { /* coerced to 2-D at axis: the row is dims[axis:] */
+      if (axis < -rank || axis > rank) return false;
+      a = (int)(axis < 0 ? axis + rank : axis);
+    } else {
+      a = norm_axis(ctx, n, axis, rank);
+      if (a != rank - 1) return false; /* the reduced axis must be innermost */
+    }
+  } else if (is_op(n, "LayerNormalization") || is_op(n, "RMSNormalization")) {
+    r->kind = is_op(n, "LayerNormalization") ? RW_LAYERNORM : RW_RMSNORM;
+    if (attr_i(n, "stash_type", 1) != DT_FLOAT) return false;
+    a = norm_axis(ctx, n, attr_i(n, "axis", -1), rank);
+    r->eps = attr_f(n, "epsilon", 1e-5f);
+  } else {
+    return false;
+  }
+  r->rows = r->cols = 1;
+  for (int d = 0; d < a; d++) r->rows *= x->dims[d];
+  for (int d = a; d < rank; d++) r->cols *= x->dims[d];
+  if (!fits_int(r->rows) || !fits_int(r->cols)) return false;
+  if (r->kind >= RW_LAYERNORM) {
+    /* scale and bias: the whole normalized shape (element j of the row) */
+    Value *sc = n->n_inputs > 1 ? n->inputs[1] : NULL, *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
+    if (!f32(sc) || value_numel(sc) != r->cols) return false;
+    if (b && (r->kind == RW_RMSNORM || !f32(b) || value_numel(b) != r->cols)) return false;
+    r->bias = b != NULL;
+    for (int k = 1; k < n->n_outputs; k++) {
+      Value *v = n->outputs[k];
+      if (!v || (!v->n_consumers && !v->is_output)) continue;
+      if (r->kind != RW_LAYERNORM || k > 2 || !f32(v) || value_numel(v) != r->rows) return false;
+      if (k == 1) r->mean_out = true;
+      else r->inv_out = true;
+    }
+  } else if (n->n_outputs > 1) {
+    return false;
+  }
+  return true;
+}
+
+/* the warp's sum (or maximum) of v into every lane */
+static void warp_reduce(Emit *d, const char *v, bool max) {
+  ep(d, "for (int o_ = 16; o_ > 0; o_ >>= 1) %s = %s;", v,
+     fmt(d, max ? "fmaxf(%s, __shfl_xor_sync(0xffffffffu, %s, o_))" : "%s + __shfl_xor_sync(0xffffffffu, %s, o_)", v, v));
+}
+
+static void emit_rows(Cu *cu, Node *n, const RowForm *r) {
+  Emit *d = &cu->dev, *h = &cu->host;
+  CuArg a[6];
+  int na = 0;
+  a[na++] = (CuArg){"const float *", "X", cu_ptr(cu, n->inputs[0], true)};
+  a[na++] = (CuArg){"float *", "Y", cu_ptr(cu, n->outputs[0], false)};
+  if (r->kind >= RW_LAYERNORM) a[na++] = (CuArg){"const float *", "Sc", cu_ptr(cu, n->inputs[1], true)};
+  if (r->bias) a[na++] = (CuArg){"const float *", "Bs", cu_ptr(cu, n->inputs[2], true)};
+  if (r->mean_out) a[na++] = (CuArg){"float *", "Mo", cu_ptr(cu, n->outputs[1], false)};
+  if (r->inv_out) a[na++] = (CuArg){"float *", "Vo", cu_ptr(cu, n->outputs[2], false)};
+  long long R = (long long)r->rows, C = (long long)r->cols;
+  int k = cu_kernel_open(cu, n, "warp", a, na);
+  ep(d, "const int lane = (int)(threadIdx.x & 31u);");
+  ep(d, "for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < %lld; "
+        "r += ((long long)gridDim.x * blockDim.x) >> 5) {", R);
+  ep(d, "const float *x = X + r * %lld;", C);
+  ep(d, "float *y = Y + r * %lld;", C);
+  ep(d, "int j;");
+  switch (r->kind) {
+  case RW_SOFTMAX:
+  case RW_LOGSOFTMAX:
+    ep(d, "float m = -INFINITY, s = 0;");
+    ep(d, "for (j = lane; j < %lld; j += 32) m = fmaxf(m, x[j]);", C);
+    warp_reduce(d, "m", true);
+    ep(d, "for (j = lane; j < %lld; j += 32) s += expf(x[j] - m);", C);
+    warp_reduce(d, "s", false);
+    if (r->kind == RW_SOFTMAX) {
+      ep(d, "s = 1 / s;");
+      ep(d, "for (j = lane; j < %lld; j += 32) y[j] = expf(x[j] - m) * s;", C);
+    } else {
+      ep(d, "s = logf(s);");
+      ep(d, "for (j = lane; j < %lld; j += 32) y[j] = (x[j] - m) - s;", C);
+    }
+    break;
+  case RW_LAYERNORM:
+    ep(d, "float mean = 0, var = 0;");
+    ep(d, "for (j = lane; j < %lld; j += 32) mean += x[j];", C);
+    warp_reduce(d, "mean", false);
+    ep(d, "mean /= %s;", c_lit(d, DT_FLOAT, (double)C));
+    ep(d, "for (j = lane; j < %lld; j += 32) {", C);
+    ep(d, "  const float t = x[j] - mean;");
+    ep(d, "  var += t * t;");
+    ep(d, "}");
+    warp_reduce(d, "var", false);
+    ep(d, "var /= %s;", c_lit(d, DT_FLOAT, (double)C));
+    ep(d, "const float inv = 1 / sqrtf(var + %s);", c_lit(d, DT_FLOAT, r->eps));
+    ep(d, "for (j = lane; j < %lld; j += 32) y[j] = (x[j] - mean) * inv * Sc[j]%s;", C, r->bias ? " + Bs[j]" : "");
+    if (r->mean_out) ep(d, "if (lane == 0) Mo[r] = mean;");
+    if (r->inv_out) ep(d, "if (lane == 0) Vo[r] = inv;");
+    break;
+  default:
+    ep(d, "float sq = 0;");
+    ep(d, "for (j = lane; j < %lld; j += 32) sq += x[j] * x[j];", C);
+    warp_reduce(d, "sq", false);
+    ep(d, "const float inv = 1 / sqrtf(sq / %s + %s);", c_lit(d, DT_FLOAT, (double)C), c_lit(d, DT_FLOAT, r->eps));
+    ep(d, "for (j = lane; j < %lld; j += 32) y[j] = x[j] * inv * Sc[j];", C);
+    break;
+  }
+  ep(d, "}");
+  cu_kernel_close(cu);
+  ep(h, "/* %s '%s' (a warp per row) */", n->op_type, n->name);
+  cu_launch(cu, k, r->rows * 32, BLOCK, a, na);
+}
+
 bool cu_emit_op(Cu *cu, Node *n) {
   MM m;
   CV c;
@@ -497,6 +629,11 @@ bool cu_emit_op(Cu *cu, Node *n) {
       return true;
     }
   }
+  RowForm rw;
+  if (row_form(cu->ctx, n, &rw)) {
+    emit_rows(cu, n, &rw);
+    return true;
+  }
   return false;
 }
 
@@ -507,5 +644,7 @@ int64_t cuda_scratch(Ctx *ctx, Node *n) {
   if (conv_form(ctx, n, &c)) return c.form == 3 ? c.nb * c.s.G * c.K * c.P * 4 : 0;
   RnnCuda r;
   if ((is_op(n, "LSTM") || is_op(n, "GRU")) && rnn_cuda_form(n, &r)) return rnn_floats(&r) * 4;
+  RowForm rw;
+  if (row_form(ctx, n, &rw)) return 0;
   return -1;
 }

@@ -7,7 +7,7 @@
  * and the generated file's ONNXC_CUDA_EMULATE trampolines let it call a kernel from its
  * argument array.  Threads run one after another, so the emulation checks what each thread
  * computes (indexing, GEMM operand layouts, epilogues, the schedule and the memory plan),
- * not races between threads; kernels that synchronize threads are not emulated.
+ * not races between threads; kernels that synchronize threads run as fibers (below).
  */
 #ifndef ONNXC_CUDA_EMU_H
 #define ONNXC_CUDA_EMU_H
@@ -23,6 +23,45 @@ struct onnxc_emu_dim3 {
   unsigned x, y, z;
 };
 extern thread_local onnxc_emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+/* Kernels whose names end in "_warp" (warp- or block-cooperative: __syncthreads and the warp
+   shuffles) run each block's threads as fibers, switching at every barrier (rt_emu.cpp); a
+   shuffle is two block barriers around a slot per thread, which gives the warp exchange as
+   long as every live thread of the block takes part (the generated kernels are uniform). */
+#define __shared__ static
+void onnxc_emu_barrier(void);
+extern unsigned long long onnxc_emu_slot[1024];
+static inline void __syncthreads(void) { onnxc_emu_barrier(); }
+static inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  (void)mask;
+  onnxc_emu_barrier();
+}
+template <class T> static inline T onnxc_emu_exchange(T v, unsigned src) {
+  static_assert(sizeof(T) <= 8, "shuffle of a value over 8 bytes");
+  unsigned long long b = 0, r = 0;
+  __builtin_memcpy(&b, &v, sizeof v);
+  onnxc_emu_slot[threadIdx.x] = b;
+  onnxc_emu_barrier();
+  r = onnxc_emu_slot[src];
+  onnxc_emu_barrier();
+  T out;
+  __builtin_memcpy(&out, &r, sizeof out);
+  return out;
+}
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
+  (void)mask;
+  (void)width;
+  return onnxc_emu_exchange(v, threadIdx.x ^ (unsigned)lane_mask);
+}
+template <class T> static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32) {
+  (void)mask;
+  return onnxc_emu_exchange(v, (threadIdx.x & ~(unsigned)(width - 1)) + ((unsigned)src & (unsigned)(width - 1)));
+}
+template <class T> static inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32) {
+  (void)mask;
+  unsigned lane = threadIdx.x & (unsigned)(width - 1);
+  return onnxc_emu_exchange(v, lane + d < (unsigned)width ? threadIdx.x + d : threadIdx.x);
+}
 
 /* threads run one after another: an atomic is a plain read-modify-write */
 static inline int atomicCAS(int *p, int compare, int val) {

@@ -14,6 +14,68 @@
 #include "onnxc_rt_cuda.h"
 
 thread_local onnxc_emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
+unsigned long long onnxc_emu_slot[1024];
+
+/* ---- fibers for the cooperative ("_warp") kernels: each thread of a block runs on its own
+   stack until it reaches a barrier or ends; when every live thread has, they go on ---------- */
+#include <ucontext.h>
+
+#define FIBER_STACK (256 * 1024)
+
+static ucontext_t sched_ctx;
+static ucontext_t fib_ctx[1024];
+static unsigned char *fib_stack[1024];
+static int fib_done[1024];
+static unsigned fib_cur;
+static int in_fiber;
+static void (*fib_fn)(void **);
+static void **fib_args;
+
+void onnxc_emu_barrier(void) {
+  if (!in_fiber) {
+    fprintf(stderr, "rt_emu: a barrier or shuffle in a kernel not named *_warp\n");
+    abort();
+  }
+  swapcontext(&fib_ctx[fib_cur], &sched_ctx);
+}
+
+static void fiber_main(void) {
+  fib_fn(fib_args);
+  fib_done[fib_cur] = 1;
+} /* returns to sched_ctx (uc_link) */
+
+static void run_block_fibers(void (*fn)(void **), void **args, unsigned b, unsigned block) {
+  fib_fn = fn;
+  fib_args = args;
+  for (unsigned t = 0; t < block; t++) {
+    if (!fib_stack[t]) fib_stack[t] = (unsigned char *)malloc(FIBER_STACK);
+    getcontext(&fib_ctx[t]);
+    fib_ctx[t].uc_stack.ss_sp = fib_stack[t];
+    fib_ctx[t].uc_stack.ss_size = FIBER_STACK;
+    fib_ctx[t].uc_link = &sched_ctx;
+    makecontext(&fib_ctx[t], fiber_main, 0);
+    fib_done[t] = 0;
+  }
+  in_fiber = 1;
+  for (unsigned live = block; live > 0;) {
+    live = 0;
+    for (unsigned t = 0; t < block; t++) {
+      if (fib_done[t]) continue;
+      fib_cur = t;
+      blockIdx = {b, 0, 0};
+      threadIdx = {t, 0, 0};
+      swapcontext(&sched_ctx, &fib_ctx[t]);
+      live += !fib_done[t];
+    }
+  }
+  in_fiber = 0;
+}
+
+static int is_coop(const onnxc_cuda_rt *rt, int k) {
+  if (!rt->knames) return 0;
+  size_t l = strlen(rt->knames[k]);
+  return l >= 5 && !strcmp(rt->knames[k] + l - 5, "_warp");
+}
 
 extern "C" {
 
@@ -41,6 +103,7 @@ int onnxc_cuda_rt_init(onnxc_cuda_rt *rt, const onnxc_cuda_options *opt, const o
     return ONNXC_ERR_NVRTC;
   }
   for (int i = 0; i < k->n; i++) handles[i] = k->fns[i];
+  rt->knames = k->names;
   return ONNXC_OK;
 }
 
@@ -68,6 +131,14 @@ int onnxc_cuda_launch(onnxc_cuda_rt *rt, int k, unsigned grid, unsigned block, v
   void (*fn)(void **) = (void (*)(void **))rt->kernels[k];
   gridDim = {grid, 1, 1};
   blockDim = {block, 1, 1};
+  if (is_coop(rt, k)) {
+    if (block > 1024) {
+      snprintf(rt->err, sizeof rt->err, "block of %u threads", block);
+      return rt->status = ONNXC_ERR_ARG;
+    }
+    for (unsigned b = 0; b < grid; b++) run_block_fibers(fn, args, b, block);
+    return ONNXC_OK;
+  }
   for (unsigned b = 0; b < grid; b++)
     for (unsigned t = 0; t < block; t++) {
       blockIdx = {b, 0, 0};
