@@ -809,9 +809,7 @@ static void image_emit(Emit *e, Node *n) {
   const char *f = attr_s(n, "pixel_format", "RGB");
   bool gray = !strcmp(f, "Grayscale");
   emit_use_template(e, "image_webp"); /* before image.h, which calls them */
-  /* JPEG 2000 not as CUDA device code: NVVM's optimizer runs for more than ten minutes over its
-     tier-2 decoder (ONNXC_ERR_IMAGE there) */
-  if (!e->cuda) emit_use_template(e, "image_jp2");
+  emit_use_template(e, "image_jp2"); /* CUDA: the kernels then build with -Ofast-compile=min (emit_cuda.c) */
   emit_use_template(e, "image");
   ep(e, "unsigned char *rgb = %s;", gray ? fmt(e, "W + %lld", (long long)s_rgb) : "Y0");
   ep(e, "const int st = onnxc_img_decode(X0, %lldL, rgb, %lldL, %lldL, W);", (long long)N, (long long)H, (long long)W);

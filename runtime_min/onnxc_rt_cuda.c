@@ -70,7 +70,8 @@ int onnxc_cuda_nvrtc_compile(const onnxc_cuda_kernels *k, int arch, void **code,
                              size_t log_len) {
   nvrtcProgram prog;
   char archopt[64], *src;
-  const char *opts[3];
+  const char *opts[4];
+  int nopt = 3;
   nvrtcResult r;
   size_t total = 1, at = 0;
   int i;
@@ -95,7 +96,8 @@ int onnxc_cuda_nvrtc_compile(const onnxc_cuda_kernels *k, int arch, void **code,
   opts[0] = archopt;
   opts[1] = "--std=c++17";
   opts[2] = "--device-as-default-execution-space";
-  r = nvrtcCompileProgram(prog, 3, opts);
+  if (k->nvrtc_opt) opts[nopt++] = k->nvrtc_opt;
+  r = nvrtcCompileProgram(prog, nopt, opts);
   if (r != NVRTC_SUCCESS) {
     size_t n = 0;
     if (log_len && nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 0) {

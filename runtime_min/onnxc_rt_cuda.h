@@ -107,6 +107,8 @@ struct onnxc_cuda_kernels {
   int n_parts;
   const char *const *parts;
   const char *hash;
+  const char *nvrtc_opt; /* one more NVRTC option the source needs (the JPEG 2000 decoder:
+                            -Ofast-compile=min), or NULL */
 };
 
 typedef struct onnxc_cuda_rt {

@@ -103,6 +103,15 @@ typedef struct {
   unsigned char *done;
 } onnxc_jp2_dec;
 
+/* As CUDA device code the larger steps stay functions, and the model's kernels are compiled with
+   -Ofast-compile=min (onnxc_cuda_kernels.nvrtc_opt; the header of a .cu says so for nvcc):
+   without it NVVM's optimizer runs for many minutes over the tier-1 and tier-2 decoders. */
+#if defined(__CUDA_ARCH__)
+#define ONNXC_JP2_NOINLINE __noinline__
+#else
+#define ONNXC_JP2_NOINLINE
+#endif
+
 ONNXC_MAYBE_UNUSED static uint32_t onnxc_jp2_be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | (uint32_t)p[1]; }
 ONNXC_MAYBE_UNUSED static uint32_t onnxc_jp2_be32(const unsigned char *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
@@ -151,7 +160,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_mq_init(onnxc_jp2_mq *m, const unsigned
   m->c <<= 7, m->ct -= 7, m->a = 0x8000u;
 }
 
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_mq_dec(onnxc_jp2_mq *m, int cx) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_mq_dec(onnxc_jp2_mq *m, int cx) {
   static const uint16_t qe[47] = {0x5601, 0x3401, 0x1801, 0x0ac1, 0x0521, 0x0221, 0x5601, 0x5401, 0x4801, 0x3801, 0x3001, 0x2401,
                                   0x1c01, 0x1601, 0x5601, 0x5401, 0x5101, 0x4801, 0x3801, 0x3401, 0x3001, 0x2801, 0x2401, 0x2201,
                                   0x1c01, 0x1801, 0x1601, 0x1401, 0x1201, 0x1101, 0x0ac1, 0x09c1, 0x08a1, 0x0521, 0x0441, 0x02a1,
@@ -280,7 +289,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_sign(onnxc_jp2_mq *m, const unsigned cha
    lengths 2 bytes each at tab, each decoded on its own: raw in the significance propagation and
    magnitude refinement passes below the 4 most significant bit-planes with bypass, MQ-coded
    otherwise (the MQ decoder started again, its contexts kept).  Returns 0, or 1 when refused. */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_t1(const unsigned char *data, uint32_t len, const unsigned char *tab, uint32_t nseg,
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_t1(const unsigned char *data, uint32_t len, const unsigned char *tab, uint32_t nseg,
                                            int32_t *coef, unsigned char *flags, uint32_t w, uint32_t h, int orient, int style,
                                            int p0, int npasses) {
   onnxc_jp2_mq mq;
@@ -398,7 +407,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_copycomp(onnxc_jp2_comp *t, const onnxc
 }
 
 /* SPcod / SPcoc at q[0..L) into k (coding fields); prec: precinct sizes follow.  0 or 1 (bad). */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_spcod(onnxc_jp2_comp *k, const unsigned char *q, uint32_t L, int prec) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_spcod(onnxc_jp2_comp *k, const unsigned char *q, uint32_t L, int prec) {
   uint32_t i;
   if (L < 5) return 1;
   if (q[0] > 32 || q[1] > 8 || q[2] > 8 || q[1] + q[2] > 8 || q[4] > 1) return 1;
@@ -417,7 +426,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_spcod(onnxc_jp2_comp *k, const unsigned 
 }
 
 /* Sqcd + SPqcd at q[0..L) into k (quantization fields) */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_spqcd(onnxc_jp2_comp *k, const unsigned char *q, uint32_t L) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_spqcd(onnxc_jp2_comp *k, const unsigned char *q, uint32_t L) {
   uint32_t i, ns;
   if (L < 2) return 1;
   k->qstyle = q[0] & 31, k->guard = q[0] >> 5;
@@ -437,7 +446,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_spqcd(onnxc_jp2_comp *k, const unsigned 
 }
 
 /* one COD / COC / QCD / QCC segment (m its marker, q[0..L) its contents after the length) */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_param(onnxc_jp2_dec *d, uint32_t m, const unsigned char *q, uint32_t L, int tile) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_param(onnxc_jp2_dec *d, uint32_t m, const unsigned char *q, uint32_t L, int tile) {
   onnxc_jp2_comp *cs = tile ? d->tc : d->mc;
   uint8_t *coc = tile ? d->tcoc : d->mcoc, *qcc = tile ? d->tqcc : d->mqcc;
   onnxc_jp2_comp k;
@@ -507,7 +516,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_param(onnxc_jp2_dec *d, uint32_t m, cons
 /* The tile-part whose SOT is at p: parses its header (first 1: the tile's first part, whose coding
    parameters apply; 0: a later part, whose POC entries are appended; 2: a part skipped), the body
    [*body, *bend).  0, or 1 when bad. */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_tphdr(onnxc_jp2_dec *d, uint32_t p, int first, uint32_t *isot, uint32_t *body,
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_tphdr(onnxc_jp2_dec *d, uint32_t p, int first, uint32_t *isot, uint32_t *body,
                                               uint32_t *bend) {
   const unsigned char *cs = d->cs;
   uint32_t psot, pend, q;
@@ -546,7 +555,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_tphdr(onnxc_jp2_dec *d, uint32_t p, int 
 
 /* ---- tier-2: the tile's data, packet headers ---- */
 /* moves to the body of the tile's next tile-part, when one follows the current one; 1 when none */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_nextpart(onnxc_jp2_dec *d) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_nextpart(onnxc_jp2_dec *d) {
   uint32_t isot, b, e;
   const uint32_t p = d->end;
   if (d->cslen - p < 12 || onnxc_jp2_be16(d->cs + p) != 0xff90 || onnxc_jp2_be16(d->cs + p + 4) != (uint32_t)d->tile) return 1;
@@ -597,7 +606,7 @@ ONNXC_MAYBE_UNUSED static uint32_t onnxc_jp2_ttn(uint32_t w, uint32_t h) {
 
 /* Tag tree t (value, lower bound pairs; leaves w x h) at leaf (x, y): decodes up to threshold thr;
    *v the leaf's value, 0xffff when it is at least thr.  0 or 1 at the end of the data. */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_tt(onnxc_jp2_dec *d, uint16_t *t, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_tt(onnxc_jp2_dec *d, uint16_t *t, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
                                            uint32_t thr, uint32_t *v) {
   uint32_t idx[40], off = 0, low = 0;
   int nlev = 0, k;
@@ -623,7 +632,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_tt(onnxc_jp2_dec *d, uint16_t *t, uint32
 }
 
 /* both FF xx next in the tile's data: skips len bytes from them */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_skipmk(onnxc_jp2_dec *d, uint32_t m, uint32_t len) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_skipmk(onnxc_jp2_dec *d, uint32_t m, uint32_t len) {
   while (d->pos >= d->end)
     if (onnxc_jp2_nextpart(d)) return 0;
   if (d->end - d->pos >= 2 && onnxc_jp2_be16(d->cs + d->pos) == m) {
@@ -638,7 +647,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_skipmk(onnxc_jp2_dec *d, uint32_t m, uin
    bypass or terminate-each-pass styles the new passes span one or more codeword segments, each
    with its length (B.10.7.2): pass 1 counts the code-block's segments, pass 2 adds the lengths
    into its table. */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_cbhdr(onnxc_jp2_dec *d, onnxc_jp2_cb *cb, uint16_t *tt, uint32_t nn, uint32_t w, uint32_t h,
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_cbhdr(onnxc_jp2_dec *d, onnxc_jp2_cb *cb, uint16_t *tt, uint32_t nn, uint32_t w, uint32_t h,
                                    uint32_t j, int l, int style, int pass) {
   int bit;
   uint32_t v, np, len, i, total = 0;
@@ -711,7 +720,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_cbhdr(onnxc_jp2_dec *d, onnxc_jp2_cb *cb
 
 /* the data of the code-blocks of a packet's nb sub-bands at pr: pass 1 sums their lengths, pass 2
    copies the data; 0, or 1 when bad */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_pdata(onnxc_jp2_dec *d, const onnxc_jp2_prec *pr, int nb, int pass) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_pdata(onnxc_jp2_dec *d, const onnxc_jp2_prec *pr, int nb, int pass) {
   int b;
   uint32_t j;
   for (b = 0; b < nb; b++) {
@@ -739,7 +748,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_pdata(onnxc_jp2_dec *d, const onnxc_jp2_
 
 /* The packet of layer l, resolution r, component c, precinct p.  pass 1 sums the code-blocks'
    lengths, pass 2 copies their data.  0, or 1 when bad. */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_packet(onnxc_jp2_dec *d, int c, int r, uint32_t p, int l, int pass) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_packet(onnxc_jp2_dec *d, int c, int r, uint32_t p, int l, int pass) {
   const int nb = r ? 3 : 1;
   const onnxc_jp2_prec *pr;
   int b, bit;
@@ -817,7 +826,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_pband(const onnxc_jp2_dec *d, int c, in
 }
 
 /* precincts, code-blocks and tag trees of the tile in the pool; 1 when they do not fit */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_layout(onnxc_jp2_dec *d) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_layout(onnxc_jp2_dec *d) {
   uint64_t nrec = 0, ncb = 0, ntt = 0, used;
   int c, r, b;
   uint32_t p;
@@ -856,7 +865,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_layout(onnxc_jp2_dec *d) {
 }
 
 /* a precinct of (c, r) starts at reference grid point (x, y) (B.12.1.3): its index in *p */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_ppos(const onnxc_jp2_dec *d, int c, int r, uint64_t x, uint64_t y, uint32_t *p) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_ppos(const onnxc_jp2_dec *d, int c, int r, uint64_t x, uint64_t y, uint32_t *p) {
   const uint32_t ls = (uint32_t)(d->tc[c].nl - r), ppx = d->tc[c].pp[r] & 15u, ppy = (uint32_t)d->tc[c].pp[r] >> 4;
   uint32_t rx0, ry0, rx1, ry1, i, j;
   const uint32_t rpx = ppx + ls, rpy = ppy + ls;
@@ -873,7 +882,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_ppos(const onnxc_jp2_dec *d, int c, int 
 }
 
 /* the packet (l, r, c, p), or with POC its skip when an earlier progression has read it */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_pk(onnxc_jp2_dec *d, int c, int r, uint32_t p, int l, int pass) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_pk(onnxc_jp2_dec *d, int c, int r, uint32_t p, int l, int pass) {
   if (d->tnpoc) {
     uint16_t *n = d->lnext + d->precbase[c][r] + p * (r ? 3u : 1u);
     if (l != *n) return 0;
@@ -884,7 +893,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_pk(onnxc_jp2_dec *d, int c, int r, uint3
 
 /* the packets of layers [0, L), resolutions [r0, r1), components [c0, c1) in progression order
    prog (B.12.1); sx, sy: the smallest precinct size on the reference grid (log2) */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_vol(onnxc_jp2_dec *d, int pass, int prog, int L, int r0, int r1, int c0, int c1,
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_vol(onnxc_jp2_dec *d, int pass, int prog, int L, int r0, int r1, int c0, int c1,
                                             uint32_t sx, uint32_t sy) {
   int c, r, l, a, o, i;
   uint32_t p;
@@ -920,7 +929,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_vol(onnxc_jp2_dec *d, int pass, int prog
 
 /* all packets of the tile in its progression order, or with POC the volumes of its entries in
    turn (B.12.2), each packet read the first time it comes up */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_prog(onnxc_jp2_dec *d, int pass) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_prog(onnxc_jp2_dec *d, int pass) {
   const int nc = d->nc;
   int maxr = 0, c, r, k;
   uint32_t sx = 40, sy = 40, i;
@@ -965,7 +974,7 @@ ONNXC_MAYBE_UNUSED static int32_t onnxc_jp2_clip(int64_t v) {
 }
 
 /* x[0..n) interleaved, x[0] at an odd position when cas; the 5/3 synthesis in place */
-ONNXC_MAYBE_UNUSED static void onnxc_jp2_i53(int32_t *x, long n, int cas) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static void onnxc_jp2_i53(int32_t *x, long n, int cas) {
   long k;
   if (n == 1) {
     if (cas) x[0] /= 2;
@@ -1004,7 +1013,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_lift(float *x, long n, long k0, float c
 }
 
 /* the 9/7 synthesis in place, in float */
-ONNXC_MAYBE_UNUSED static void onnxc_jp2_i97(float *x, long n, int cas) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static void onnxc_jp2_i97(float *x, long n, int cas) {
   long k;
   if (n == 1) return;
   for (k = 0; k < n; k++) x[k] = x[k] * (((k + cas) & 1) ? 1.625732422f : 1.230174105f);
@@ -1015,7 +1024,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_i97(float *x, long n, int cas) {
 }
 
 /* the inverse DWT of component c of the tile, its top-left sample at pl (row stride W) */
-ONNXC_MAYBE_UNUSED static void onnxc_jp2_idwt(onnxc_jp2_dec *d, int c, int32_t *pl) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static void onnxc_jp2_idwt(onnxc_jp2_dec *d, int c, int32_t *pl) {
   const long st = (long)d->W;
   const int rev = d->tc[c].rev;
   int r;
@@ -1061,7 +1070,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_idwt(onnxc_jp2_dec *d, int c, int32_t *
 
 /* ---- tile reconstruction ---- */
 /* tier-1 decoding of all code-blocks of component c into the tile's coefficients at pl */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_blocks(onnxc_jp2_dec *d, int c, int32_t *pl) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_blocks(onnxc_jp2_dec *d, int c, int32_t *pl) {
   const onnxc_jp2_comp *k = &d->tc[c];
   const long st = (long)d->W;
   float *fp = (float *)(void *)pl;
@@ -1139,7 +1148,7 @@ ONNXC_MAYBE_UNUSED static unsigned char onnxc_jp2_u8(int64_t v) {
 }
 
 /* the tile's samples into rgb: inverse component transform, DC level shift, clamp */
-ONNXC_MAYBE_UNUSED static void onnxc_jp2_out(onnxc_jp2_dec *d, unsigned char *rgb, int nout) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static void onnxc_jp2_out(onnxc_jp2_dec *d, unsigned char *rgb, int nout) {
   const int mct = d->tmct && d->nc >= 3;
   uint32_t x, y;
   int c;
@@ -1174,7 +1183,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_jp2_reset(onnxc_jp2_dec *d) {
 }
 
 /* decodes the tile d->tile, whose first part's body is [d->pos, d->end) */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_tile(onnxc_jp2_dec *d, unsigned char *rgb) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_tile(onnxc_jp2_dec *d, unsigned char *rgb) {
   const uint32_t tp = (uint32_t)d->tile % d->ntx, tq = (uint32_t)d->tile / d->ntx;
   const uint64_t ax = (uint64_t)d->TX0 + (uint64_t)tp * d->TW, ay = (uint64_t)d->TY0 + (uint64_t)tq * d->TH;
   const uint32_t pos = d->pos, end = d->end;
@@ -1218,7 +1227,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_jp2_tile(onnxc_jp2_dec *d, unsigned char *rg
 
 /* the boxes of a JP2 header box at s[0..n): refuses palettes, component mappings, channel
    re-associations and colour spaces other than sRGB and gray */
-ONNXC_MAYBE_UNUSED static int onnxc_jp2_jp2h(const unsigned char *s, uint32_t n) {
+ONNXC_MAYBE_UNUSED ONNXC_JP2_NOINLINE static int onnxc_jp2_jp2h(const unsigned char *s, uint32_t n) {
   uint32_t pos = 0;
   while (n - pos >= 8) {
     uint32_t L = onnxc_jp2_be32(s + pos), hdr = 8;

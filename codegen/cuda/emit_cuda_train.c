@@ -235,10 +235,10 @@ void emit_cuda_train(Ctx *ctx, TrainSpec *ts, const char *c_path, const char *h_
     buf_printf(cb, "static const void *const %s_train_kfns[] = {", P);
     for (int i = 0; i < np; i++) buf_printf(cb, "%s\n  ONNXC_KFN(%s_upd%d)", i ? "," : "", P, i);
     buf_printf(cb, "%s};\n", np ? "\n" : "0");
-    buf_printf(cb, "const onnxc_cuda_kernels %s_cuda_train_kernels = {%d, %s_train_knames, %s_train_kfns, 0, 0, 0};\n\n",
+    buf_printf(cb, "const onnxc_cuda_kernels %s_cuda_train_kernels = {%d, %s_train_knames, %s_train_kfns, 0, 0, 0, 0};\n\n",
                P, np, P, P);
   } else {
-    buf_printf(cb, "const onnxc_cuda_kernels %s_cuda_train_kernels = {%d, %s_train_knames, 0, %d, %s_train_parts, \"%s\"};\n\n",
+    buf_printf(cb, "const onnxc_cuda_kernels %s_cuda_train_kernels = {%d, %s_train_knames, 0, %d, %s_train_parts, \"%s\", 0};\n\n",
                P, np, P, nparts, P, hash);
   }
   buf_printf(cb, "static const unsigned char %s_state_header[%lld] = {", P, (long long)H);

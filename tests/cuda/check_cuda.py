@@ -206,7 +206,7 @@ def cmd_nvcc(args):
             return [(m, "onnxc", False, msg)]
         res = []
         for tname, flags in targets:
-            rc, msg = sh([nvcc, "-c", "-std=c++17", "-O2"] + NVCC_WARN + flags + inc + [out, "-o", os.path.join(d, "net.o")],
+            rc, msg = sh([nvcc, "-c", "-std=c++17", "-O2"] + NVCC_WARN + conf.nvcc_flags(out) + flags + inc + [out, "-o", os.path.join(d, "net.o")],
                          timeout=1800)
             res.append((m, tname, rc == 0, first_error(msg)))
         return res

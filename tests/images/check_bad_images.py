@@ -9,7 +9,8 @@ TIFF, animated WebP, JPEG 2000 with subsampled components) must end with ONNXC_E
 
 With --target cuda-emu the model is compiled with --target cuda and run on the CPU through
 tests/cuda/emu (g++, the same sanitizers): the decoder's status reaches run_host through the
-device status word (a failing node must not leave the run reporting success).
+device status word (a failing node must not leave the run reporting success), one image of five
+formats.
 
 usage: check_bad_images.py [--build BUILD] [--cc CC] [-n MUTATIONS] [--target c|cuda-emu]
 """
@@ -32,6 +33,9 @@ CASES = ["png_rgb_level9_bgr", "png_palette", "png_gray_alpha", "png_rgb_stored"
          "jp2_irreversible_tiles_rgb_60x44", "jp2_pcrl_tiles_offsets_rgb_50x30", "jp2_lossless_gray_j2k_17x5_bgr",
          "jp2_bypass_termall_styles_rpcl_rgb_26x20_bgr", "jp2_poc_parts_components_rgb_30x22",
          "jp2_poc_main_header_gray_j2k_27x19"]
+# on the CUDA emulation one image of five formats: the decoders are the same C code as above (checked
+# there under the sanitizers); what is new is the status word's path to run_host
+CUDA_CASES = ["png_rgb_level9_bgr", "bmp_palette_bgr", "jpeg_420_odd", "webp_lossy_gradient_q80", "jp2_layers_lrcp_rgb_48x40"]
 
 DRIVER = r"""
 #include <stdio.h>
@@ -171,9 +175,8 @@ def main():
         r = subprocess.run([os.path.join(d, "a.out"), str(len(data)), str(nout)] + files, capture_output=True, text=True, timeout=600)
         return r, r.stdout.split()
 
-    for name in CASES:
-        if args.target == "cuda-emu" and name.startswith("jp2_"):
-            continue  # JPEG 2000 is not decoded on the CUDA targets (docs/CUDA.md)
+    cases = CASES if args.target == "c" else CUDA_CASES
+    for name in cases:
         d = os.path.join(work, name)
         data, nout = build(os.path.join(HERE, "cases", name), d)
         r, st = run(d, data, nout, [data] + [mutate(rnd, data) for _ in range(args.n)])
@@ -192,7 +195,7 @@ def main():
         print("%s unsupported %s: status %s" % ("PASS" if ok else "FAIL", name, " ".join(st) or r.stderr[-2000:]))
         bad += not ok
         runs += 1
-    print("%d images, %d runs, %d failed" % (len(CASES), runs, bad))
+    print("%d images, %d runs, %d failed" % (len(cases), runs, bad))
     return 1 if bad else 0
 
 
