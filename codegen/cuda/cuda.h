@@ -34,6 +34,7 @@ typedef struct Cu {
   bool uses_status;         /* a node function returns a status: the device status word */
   bool uses_arena, uses_weights; /* the schedule reads A / Wd */
   bool uses_sheap;          /* string ops: the run's string heap state at SHEAP_OFF */
+  PtrVec done;              /* nodes an earlier node's kernel already computed (fused attention) */
 } Cu;
 
 /* ---- emit_cuda.c ---------------------------------------------------------------------- */

@@ -495,6 +495,9 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
   for (int s = 0; s < g->sched.n; s++) {
     Node *n = g->sched.v[s];
     if (n->elided) continue;
+    bool done = false;
+    for (int i = 0; i < cu.done.n && !done; i++) done = cu.done.v[i] == n;
+    if (done) continue;
     int first_slot = cu.n_dims_slots;
     if (!cu_emit_op(&cu, n)) emit_generic(&cu, n);
     /* the dims slots this node got, in output order, for net_cuda_output_dims */

@@ -606,11 +606,154 @@ static void emit_rows(Cu *cu, Node *n, const RowForm *r) {
   cu_launch(cu, k, r->rows * 32, BLOCK, a, na);
 }
 
+/* ---- attention: MatMul -> Softmax -> MatMul in one kernel ----------------------------------
+   scores = Q Kt, P = softmax(scores) over the keys, O = P V (float32, Q [B.., L, D],
+   Kt [B.., D, S], V [B.., S, Dv], the same leading dims), when the scores and P have no other
+   reader and the three nodes are consecutive in the schedule: a warp per query row keeps its
+   row of scores in registers (lane j holds keys j, j + 32, ...), takes the softmax with
+   shuffles and sums P V with each lane on output columns (K and V come from global memory
+   through the caches: a block per batch entry with them in shared memory was slower on an H100,
+   too few blocks at batch 1).  Runs at the first MatMul's place;
+   the output must not share storage with Q, Kt or V (the planner may have put it there, as Q
+   and Kt are dead by the second MatMul). */
+
+typedef struct AttnForm {
+  Node *sm, *mm2;
+  int64_t B, L, D, S, Dv;
+} AttnForm;
+
+/* Where v lives: a space (NULL: the arena; else its root value: an input, output or constant)
+   and the byte range in it. */
+static const void *storage(Value *v, int64_t *lo, int64_t *hi) {
+  Value *r = v;
+  int64_t extra = 0;
+  while (r->alias_of) {
+    extra += r->alias_offset;
+    r = r->alias_of;
+  }
+  *lo = (r->data || r->kind == VAL_INPUT || r->is_output ? 0 : r->offset) + extra;
+  *hi = *lo + value_bytes(v);
+  return r->data || r->kind == VAL_INPUT || r->is_output ? (const void *)r : NULL;
+}
+
+static bool share_storage(Value *a, Value *b) {
+  int64_t al, ah, bl, bh;
+  const void *sa = storage(a, &al, &ah), *sb = storage(b, &bl, &bh);
+  return sa == sb && al < bh && bl < ah;
+}
+
+/* The next node of the schedule after position s that is not elided, or NULL. */
+static Node *next_node(const Graph *g, int s, int *pos) {
+  for (int t = s + 1; t < g->sched.n; t++)
+    if (!((Node *)g->sched.v[t])->elided) {
+      *pos = t;
+      return g->sched.v[t];
+    }
+  return NULL;
+}
+
+static bool attn_form(Cu *cu, Node *n, AttnForm *f) {
+  const Graph *g = cu->g;
+  if (!is_op(n, "MatMul") || n->fuse_act || n->fuse_add) return false;
+  int s = -1;
+  for (int t = 0; t < g->sched.n && s < 0; t++)
+    if (g->sched.v[t] == n) s = t;
+  if (s < 0) return false; /* a subgraph's node */
+  Value *q = n->inputs[0], *kt = n->inputs[1], *sc = n->outputs[0];
+  Node *sm = next_node(g, s, &s), *mm2 = sm ? next_node(g, s, &s) : NULL;
+  RowForm r;
+  if (!sm || !mm2 || !is_op(sm, "Softmax") || !is_op(mm2, "MatMul") || mm2->fuse_act || mm2->fuse_add) return false;
+  if (sm->inputs[0] != sc || mm2->inputs[0] != sm->outputs[0] || sc->n_consumers != 1 || sc->is_output ||
+      sm->outputs[0]->n_consumers != 1 || sm->outputs[0]->is_output || !row_form(cu->ctx, sm, &r))
+    return false;
+  Value *v = mm2->inputs[1], *o = mm2->outputs[0];
+  if (!f32(q) || !f32(kt) || !f32(v) || !f32(o) || q->rank < 3 || kt->rank != q->rank || v->rank != q->rank ||
+      o->rank != q->rank)
+    return false;
+  int R = q->rank;
+  for (int d = 0; d < R - 2; d++)
+    if (kt->dims[d] != q->dims[d] || v->dims[d] != q->dims[d]) return false;
+  f->L = q->dims[R - 2];
+  f->D = q->dims[R - 1];
+  f->S = kt->dims[R - 1];
+  f->Dv = v->dims[R - 1];
+  if (kt->dims[R - 2] != f->D || v->dims[R - 2] != f->S || r.cols != f->S) return false;
+  f->B = value_numel(q) / (f->L * f->D);
+  if (f->B < 1 || f->L < 1 || f->D < 1 || f->S < 1 || f->S > 1024 || f->Dv < 1 || f->Dv > 256 || f->D > 1024) return false;
+  if (!fits_int(f->B * f->L)) return false;
+  if (share_storage(o, q) || share_storage(o, kt) || share_storage(o, v)) return false;
+  f->sm = sm;
+  f->mm2 = mm2;
+  return true;
+}
+
+static void emit_attn(Cu *cu, Node *n, const AttnForm *f) {
+  Emit *d = &cu->dev, *h = &cu->host;
+  CuArg a[4] = {{"const float *", "Q", cu_ptr(cu, n->inputs[0], true)},
+                {"const float *", "Kt", cu_ptr(cu, n->inputs[1], true)},
+                {"const float *", "V", cu_ptr(cu, f->mm2->inputs[1], true)},
+                {"float *", "O", cu_ptr(cu, f->mm2->outputs[0], false)}};
+  long long B = (long long)f->B, L = (long long)f->L, D = (long long)f->D, S = (long long)f->S, Dv = (long long)f->Dv;
+  int ns = (int)((f->S + 31) / 32), nd = (int)((f->Dv + 31) / 32);
+  int k = cu_kernel_open(cu, n, "attn_warp", a, 4);
+  ep(d, "const int lane = (int)(threadIdx.x & 31u);");
+  ep(d, "int t, u, e;");
+  ep(d, "for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < %lld; "
+        "w += ((long long)gridDim.x * blockDim.x) >> 5) {", B * L);
+  ep(d, "const float *kt = Kt + (w / %lld) * %lld;", L, D * S);
+  ep(d, "const float *v = V + (w / %lld) * %lld;", L, S * Dv);
+  ep(d, "const float *q = Q + w * %lld;", D);
+  ep(d, "float *o = O + w * %lld;", Dv);
+  ep(d, "float p[%d], acc[%d], m = -INFINITY, sum = 0;", ns, nd);
+  /* scores: lane j holds keys j, j + 32, ... */
+  ep(d, "for (t = 0; t < %d; t++) {", ns);
+  ep(d, "  const int s = lane + 32 * t;");
+  ep(d, "  float z = -INFINITY;");
+  ep(d, "  if (s < %lld) {", S);
+  ep(d, "    z = 0;");
+  ep(d, "    for (e = 0; e < %lld; e++) z += q[e] * kt[e * %lld + s];", D, S);
+  ep(d, "  }");
+  ep(d, "  p[t] = z;");
+  ep(d, "  m = fmaxf(m, z);");
+  ep(d, "}");
+  warp_reduce(d, "m", true);
+  ep(d, "for (t = 0; t < %d; t++) {", ns);
+  ep(d, "  p[t] = lane + 32 * t < %lld ? expf(p[t] - m) : 0.0f;", S);
+  ep(d, "  sum += p[t];");
+  ep(d, "}");
+  warp_reduce(d, "sum", false);
+  ep(d, "sum = 1 / sum;");
+  ep(d, "for (u = 0; u < %d; u++) acc[u] = 0;", nd);
+  /* O row: key s's probability comes from lane s % 32 */
+  ep(d, "for (t = 0; t < %d; t++) {", ns);
+  ep(d, "  for (e = 0; e < 32 && 32 * t + e < %lld; e++) {", S);
+  ep(d, "    const float ps = __shfl_sync(0xffffffffu, p[t], e) * sum;");
+  ep(d, "    const float *vr = v + (long long)(32 * t + e) * %lld;", Dv);
+  ep(d, "    for (u = 0; u < %d; u++)", nd);
+  ep(d, "      if (lane + 32 * u < %lld) acc[u] += ps * vr[lane + 32 * u];", Dv);
+  ep(d, "  }");
+  ep(d, "}");
+  ep(d, "for (u = 0; u < %d; u++)", nd);
+  ep(d, "  if (lane + 32 * u < %lld) o[lane + 32 * u] = acc[u];", Dv);
+  ep(d, "}");
+  cu_kernel_close(cu);
+  ep(h, "/* %s '%s', %s '%s' and %s '%s' as one attention kernel (a warp per query row) */", n->op_type, n->name,
+     f->sm->op_type, f->sm->name, f->mm2->op_type, f->mm2->name);
+  cu_launch(cu, k, f->B * f->L * 32, BLOCK, a, 4);
+  vec_push(&cu->ctx->arena, &cu->done, f->sm);
+  vec_push(&cu->ctx->arena, &cu->done, f->mm2);
+}
+
 bool cu_emit_op(Cu *cu, Node *n) {
   MM m;
   CV c;
   if (gemm_ok(n)) {
     emit_gemm(cu, n);
+    return true;
+  }
+  AttnForm af;
+  if (attn_form(cu, n, &af)) {
+    emit_attn(cu, n, &af);
     return true;
   }
   if (matmul_form(n, &m)) {

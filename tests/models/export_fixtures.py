@@ -242,6 +242,20 @@ class MBConvNet(nn.Module):
         return self.fc(self.tail(x).mean([2, 3]))
 
 
+class Transformer(nn.Module):
+    """One post-norm transformer encoder layer (d_model 32, 2 heads, feed-forward 64, 40 tokens):
+    the attention MatMul -> Softmax -> MatMul chain, LayerNorm, GELU from Erf."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model=32, nhead=2, dim_feedforward=64, dropout=0.0, activation="gelu",
+                                           batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
 FIXTURES = [
     # name, model, input shape, opset
     ("mlp_op11", MLP, (2, 1, 8, 8), 11),
@@ -256,6 +270,7 @@ FIXTURES = [
     ("lenet_op17", LeNet, (2, 1, 28, 28), 17),
     ("kws_recurrent_op14", KWSRecurrent, (2, 20, 10), 14),
     ("mbconv_op17", MBConvNet, (2, 3, 56, 56), 17),
+    ("transformer_op17", Transformer, (2, 40, 32), 17),
 ]
 
 
