@@ -422,6 +422,10 @@ bool broadcast_shapes(int ra, const int64_t *a, int rb, const int64_t *b, int *r
 int64_t bcast_index(const Value *out, const Value *v, int64_t o);
 /* Normalizes a possibly negative axis for rank r; fails on out of range. */
 int norm_axis(Ctx *ctx, const Node *n, int64_t axis, int rank);
+/* ops_reduce.c, for the CUDA backend: a float32 Reduce* whose reduced dims (size-1 dims aside)
+   are the innermost ones, as `rows` outputs of `cols` contiguous elements; *kind is one of: */
+enum { RK_SUM, RK_MEAN, RK_MAX, RK_MIN, RK_PROD, RK_L1, RK_L2, RK_LOGSUM, RK_LOGSUMEXP, RK_SUMSQ };
+bool reduce_as_rows(const Node *n, int *kind, int64_t *rows, int64_t *cols);
 /* Requires input i present with one of the listed dtypes (terminated by 0). */
 void require_dtype(Ctx *ctx, const Node *n, int i, const int *dtypes);
 void require_inputs(Ctx *ctx, const Node *n, int min, int max);

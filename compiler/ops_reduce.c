@@ -52,7 +52,18 @@ static const int float_types[] = {DT_FLOAT, DT_DOUBLE, DT_FLOAT16, DT_BFLOAT16, 
 
 /* ---- Reduce* ----------------------------------------------------------------------------- */
 
-enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LOGSUMEXP, R_SUMSQ };
+enum {
+  R_SUM = RK_SUM,
+  R_MEAN = RK_MEAN,
+  R_MAX = RK_MAX,
+  R_MIN = RK_MIN,
+  R_PROD = RK_PROD,
+  R_L1 = RK_L1,
+  R_L2 = RK_L2,
+  R_LOGSUM = RK_LOGSUM,
+  R_LOGSUMEXP = RK_LOGSUMEXP,
+  R_SUMSQ = RK_SUMSQ
+};
 
 typedef struct RedSpec { int kind; int input_axes_since; } RedSpec;
 
@@ -114,6 +125,23 @@ static void red_infer(Ctx *ctx, Node *n) {
   }
   n->priv = ri;
   value_set_shape(n->outputs[0], dt, r, dims);
+}
+
+bool reduce_as_rows(const Node *n, int *kind, int64_t *rows, int64_t *cols) {
+  if (n->def->infer != red_infer || !n->priv || n->inputs[0]->dtype != DT_FLOAT) return false;
+  const RedInfo *ri = n->priv;
+  const Value *x = n->inputs[0];
+  bool seen_red = false;
+  *rows = 1;
+  for (int d = 0; d < x->rank; d++) {
+    if (x->dims[d] == 1) continue;
+    if (ri->red[d]) seen_red = true;
+    else if (seen_red) return false; /* a kept dim inside the reduced ones */
+    else *rows *= x->dims[d];
+  }
+  *cols = ri->count;
+  *kind = ((const RedSpec *)n->def->arg)->kind;
+  return *rows > 0 && *cols > 0;
 }
 
 /* The accumulation statement for one element v into a. */

@@ -474,16 +474,17 @@ static void emit_rnn(Cu *cu, Node *n, const RnnCuda *r) {
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
-/* ---- rows: Softmax, LogSoftmax, LayerNormalization, RMSNormalization ----------------------
+/* ---- rows: Softmax, LogSoftmax, LayerNormalization, RMSNormalization, reductions -----------
    A warp per row (float32, the reduced axis innermost): each lane reads every 32nd element,
    the warp's partial maxima and sums meet through shuffles; rows loop over the grid's warps.
+   The reductions (Reduce* over the innermost dims, GlobalAveragePool) write one value per row.
    The C backend's form (a thread per row, each reading its whole row) is latency-bound on
    rows of a few hundred elements and uncoalesced. */
 
-enum { RW_SOFTMAX, RW_LOGSOFTMAX, RW_LAYERNORM, RW_RMSNORM };
+enum { RW_SOFTMAX, RW_LOGSOFTMAX, RW_LAYERNORM, RW_RMSNORM, RW_REDUCE };
 
 typedef struct RowForm {
-  int kind;
+  int kind, red; /* red: RK_* of a reduction (Reduce*, GlobalAveragePool) */
   int64_t rows, cols;
   double eps;
   bool bias, mean_out, inv_out;
@@ -495,6 +496,19 @@ static bool row_form(Ctx *ctx, const Node *n, RowForm *r) {
   Value *x = n->inputs[0], *y = n->outputs[0];
   if (!f32(x) || !f32(y) || x->rank < 1 || value_numel(x) == 0) return false;
   int rank = x->rank, a;
+  if (!*n->domain && !strncmp(n->op_type, "Reduce", 6)) {
+    r->kind = RW_REDUCE;
+    return reduce_as_rows(n, &r->red, &r->rows, &r->cols) && fits_int(r->rows) && fits_int(r->cols) &&
+           value_numel(y) == r->rows;
+  }
+  if (is_op(n, "GlobalAveragePool")) {
+    if (rank < 3) return false;
+    r->kind = RW_REDUCE;
+    r->red = RK_MEAN;
+    r->rows = x->dims[0] * x->dims[1];
+    r->cols = value_numel(x) / r->rows;
+    return fits_int(r->rows) && fits_int(r->cols) && value_numel(y) == r->rows;
+  }
   if (is_op(n, "Softmax") || is_op(n, "LogSoftmax")) {
     r->kind = is_op(n, "Softmax") ? RW_SOFTMAX : RW_LOGSOFTMAX;
     int64_t axis = attr_i(n, "axis", n->opset < 13 ? 1 : -1);
@@ -517,7 +531,7 @@ static bool row_form(Ctx *ctx, const Node *n, RowForm *r) {
   for (int d = 0; d < a; d++) r->rows *= x->dims[d];
   for (int d = a; d < rank; d++) r->cols *= x->dims[d];
   if (!fits_int(r->rows) || !fits_int(r->cols)) return false;
-  if (r->kind >= RW_LAYERNORM) {
+  if ((r->kind == RW_LAYERNORM || r->kind == RW_RMSNORM)) {
     /* scale and bias: the whole normalized shape (element j of the row) */
     Value *sc = n->n_inputs > 1 ? n->inputs[1] : NULL, *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
     if (!f32(sc) || value_numel(sc) != r->cols) return false;
@@ -548,7 +562,7 @@ static void emit_rows(Cu *cu, Node *n, const RowForm *r) {
   int na = 0;
   a[na++] = (CuArg){"const float *", "X", cu_ptr(cu, n->inputs[0], true)};
   a[na++] = (CuArg){"float *", "Y", cu_ptr(cu, n->outputs[0], false)};
-  if (r->kind >= RW_LAYERNORM) a[na++] = (CuArg){"const float *", "Sc", cu_ptr(cu, n->inputs[1], true)};
+  if ((r->kind == RW_LAYERNORM || r->kind == RW_RMSNORM)) a[na++] = (CuArg){"const float *", "Sc", cu_ptr(cu, n->inputs[1], true)};
   if (r->bias) a[na++] = (CuArg){"const float *", "Bs", cu_ptr(cu, n->inputs[2], true)};
   if (r->mean_out) a[na++] = (CuArg){"float *", "Mo", cu_ptr(cu, n->outputs[1], false)};
   if (r->inv_out) a[na++] = (CuArg){"float *", "Vo", cu_ptr(cu, n->outputs[2], false)};
@@ -558,7 +572,7 @@ static void emit_rows(Cu *cu, Node *n, const RowForm *r) {
   ep(d, "for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < %lld; "
         "r += ((long long)gridDim.x * blockDim.x) >> 5) {", R);
   ep(d, "const float *x = X + r * %lld;", C);
-  ep(d, "float *y = Y + r * %lld;", C);
+  if (r->kind != RW_REDUCE) ep(d, "float *y = Y + r * %lld;", C);
   ep(d, "int j;");
   switch (r->kind) {
   case RW_SOFTMAX:
@@ -592,6 +606,52 @@ static void emit_rows(Cu *cu, Node *n, const RowForm *r) {
     if (r->mean_out) ep(d, "if (lane == 0) Mo[r] = mean;");
     if (r->inv_out) ep(d, "if (lane == 0) Vo[r] = inv;");
     break;
+  case RW_REDUCE: {
+    /* each lane's part, then the lanes' parts (max/min keep NaN, as the C form) */
+    static const char *const init[] = {"0", "0", "-INFINITY", "INFINITY", "1", "0", "0", "0", "0", "0"};
+    const char *acc = "a += v;", *comb = "a += o_;";
+    switch (r->red) {
+    case RK_MAX:
+    case RK_LOGSUMEXP:
+      acc = "if (v > a || v != v) a = v;";
+      comb = "if (o_ > a || o_ != o_) a = o_;";
+      break;
+    case RK_MIN:
+      acc = "if (v < a || v != v) a = v;";
+      comb = "if (o_ < a || o_ != o_) a = o_;";
+      break;
+    case RK_PROD: acc = "a *= v;"; comb = "a *= o_;"; break;
+    case RK_L1: acc = "a += fabsf(v);"; break;
+    case RK_L2:
+    case RK_SUMSQ: acc = "a += v * v;"; break;
+    default: break;
+    }
+    ep(d, "float a = %s;", r->red == RK_LOGSUMEXP ? "-INFINITY" : init[r->red]);
+    ep(d, "for (j = lane; j < %lld; j += 32) {", C);
+    ep(d, "  const float v = x[j];");
+    ep(d, "  %s", acc);
+    ep(d, "}");
+    ep(d, "for (int s_ = 16; s_ > 0; s_ >>= 1) {");
+    ep(d, "  const float o_ = __shfl_xor_sync(0xffffffffu, a, s_);");
+    ep(d, "  %s", comb);
+    ep(d, "}");
+    if (r->red == RK_LOGSUMEXP) { /* then the sum of exp(v - max) */
+      ep(d, "const float m = isfinite(a) ? a : 0.0f;");
+      ep(d, "a = 0;");
+      ep(d, "for (j = lane; j < %lld; j += 32) a += expf(x[j] - m);", C);
+      warp_reduce(d, "a", false);
+    }
+    const char *post = "a";
+    switch (r->red) {
+    case RK_MEAN: post = fmt(d, "a / %s", c_lit(d, DT_FLOAT, (double)C)); break;
+    case RK_L2: post = "sqrtf(a)"; break;
+    case RK_LOGSUM: post = "logf(a)"; break;
+    case RK_LOGSUMEXP: post = "logf(a) + m"; break;
+    default: break;
+    }
+    ep(d, "if (lane == 0) Y[r] = %s;", post);
+    break;
+  }
   default:
     ep(d, "float sq = 0;");
     ep(d, "for (j = lane; j < %lld; j += 32) sq += x[j] * x[j];", C);
