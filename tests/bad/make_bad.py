@@ -243,11 +243,6 @@ def string_cases(exp):
          model([helper.make_node("If", ["cond"], ["y"], name="if0", then_branch=then, else_branch=other)],
                [vi("x", [2], S), vi("cond", [], TensorProto.BOOL)], [vi("y", [2], S)], opset=20))
     exp.append(("strings/concat_in_if.onnx", "node 'if0' (If): string tensors are not supported by this op"))
-    # a good string model for a backend without strings
-    save("strings/concat.onnx", model([helper.make_node("StringConcat", ["x", "x"], ["y"], name="cat0")],
-                                      [vi("x", [2], S)], [vi("y", [2], S)], opset=20))
-    exp.append(("strings/concat.onnx", "node 'cat0' (StringConcat): string tensors are not supported by the CUDA backend",
-                "--target cuda"))
 
 
 def sequence_cases(exp):
