@@ -183,8 +183,7 @@ typedef struct onnxc_cuda_sfetch {
 } onnxc_cuda_sfetch;
 /* run_host's string output, after the copies are done: out holds n device addresses; each
    becomes the host address of the same string, in the region holding it (its host mirror),
-   else fetched into pool (pool_cap bytes from *pool_used on; ONNXC_ERR_CAPACITY when full or
-   when the string is longer than the fetch scratch). */
+   else fetched into pool (pool_cap bytes from *pool_used on; ONNXC_ERR_CAPACITY when full). */
 int onnxc_cuda_strings_out(onnxc_cuda_rt *rt, onnxc_string *out, int64_t n, const onnxc_cuda_sregion *reg, int nreg,
                            const onnxc_cuda_sfetch *f, char *pool, size_t pool_cap, size_t *pool_used);
 /* At create: a constant string tensor of n elements.  Copies blob (the NUL-ended strings,

@@ -25,7 +25,8 @@ int onnxc_cuda_strings_in(onnxc_cuda_rt *rt, const onnxc_string *in, int64_t n, 
 }
 
 /* A string outside the regions (one the device code holds as a literal: cudaMemcpy cannot
-   read those): the model's fetch kernel copies it to dev_scratch, then to the pool. */
+   read those): the model's fetch kernel copies it to dev_scratch a piece at a time, and the
+   pieces go to the pool. */
 static int fetch(onnxc_cuda_rt *rt, const unsigned char *p, const onnxc_cuda_sfetch *f, char *pool, size_t pool_cap,
                  size_t *pool_used, onnxc_string *res) {
   char buf[256];
@@ -33,28 +34,33 @@ static int fetch(onnxc_cuda_rt *rt, const unsigned char *p, const onnxc_cuda_sfe
   const void *src = p;
   void *dst = f->scratch;
   void *args[3];
-  size_t l;
+  size_t start = *pool_used, l;
   if (f->kernel < 0 || cap < 1) return ONNXC_ERR_CAPACITY;
   args[0] = (void *)&src;
   args[1] = (void *)&dst;
   args[2] = (void *)&cap;
-  ONNXC_CUDA_TRY(onnxc_cuda_launch(rt, f->kernel, 1, 1, args));
-  ONNXC_CUDA_TRY(onnxc_cuda_copy(rt, buf, f->scratch, (size_t)cap, 1));
-  ONNXC_CUDA_TRY(onnxc_cuda_sync(rt));
-  for (l = 0; l < (size_t)cap && buf[l]; l++) {
+  for (;;) {
+    ONNXC_CUDA_TRY(onnxc_cuda_launch(rt, f->kernel, 1, 1, args));
+    ONNXC_CUDA_TRY(onnxc_cuda_copy(rt, buf, f->scratch, (size_t)cap, 1));
+    ONNXC_CUDA_TRY(onnxc_cuda_sync(rt));
+    for (l = 0; l < (size_t)cap && buf[l]; l++) {
+    }
+    if (l + (l < (size_t)cap) > pool_cap - *pool_used) return ONNXC_ERR_CAPACITY;
+    memcpy(pool + *pool_used, buf, l + (l < (size_t)cap));
+    *pool_used += l + (l < (size_t)cap);
+    if (l < (size_t)cap) break; /* the NUL came */
+    src = (const unsigned char *)src + cap;
   }
-  if (l == (size_t)cap || l + 1 > pool_cap - *pool_used) return ONNXC_ERR_CAPACITY;
-  memcpy(pool + *pool_used, buf, l + 1);
-  *res = pool + *pool_used;
-  *pool_used += l + 1;
+  *res = pool + start;
   return ONNXC_OK;
 }
 
 int onnxc_cuda_strings_out(onnxc_cuda_rt *rt, onnxc_string *out, int64_t n, const onnxc_cuda_sregion *reg, int nreg,
                            const onnxc_cuda_sfetch *f, char *pool, size_t pool_cap, size_t *pool_used) {
-  /* the last few strings fetched from elsewhere (device literals such as ""), by address */
-  const unsigned char *seen_dev[8] = {0};
-  onnxc_string seen_host[8] = {0};
+  /* the strings fetched from elsewhere (device literals such as ""), by address: each of the
+     first 64 distinct ones is fetched once (the generated pool's size counts on it) */
+  const unsigned char *seen_dev[64] = {0};
+  onnxc_string seen_host[64] = {0};
   int nseen = 0;
   int64_t i;
   for (i = 0; i < n; i++) {
@@ -65,7 +71,7 @@ int onnxc_cuda_strings_out(onnxc_cuda_rt *rt, onnxc_string *out, int64_t n, cons
         out[i] = reg[r].host + (p - reg[r].dev);
         found = 1;
       }
-    for (r = 0; r < 8 && !found; r++)
+    for (r = 0; r < 64 && !found; r++)
       if (seen_dev[r] && seen_dev[r] == p) {
         out[i] = seen_host[r];
         found = 1;
@@ -74,8 +80,8 @@ int onnxc_cuda_strings_out(onnxc_cuda_rt *rt, onnxc_string *out, int64_t n, cons
       onnxc_string h = NULL;
       if (!p) return ONNXC_ERR_NULL;
       ONNXC_CUDA_TRY(fetch(rt, p, f, pool, pool_cap, pool_used, &h));
-      seen_dev[nseen % 8] = p;
-      seen_host[nseen % 8] = h;
+      seen_dev[nseen % 64] = p;
+      seen_host[nseen % 64] = h;
       nseen++;
       out[i] = h;
     }

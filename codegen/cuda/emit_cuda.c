@@ -390,6 +390,23 @@ uint64_t cu_fnv1a(const char *p, size_t n) {
   return h;
 }
 
+/* Bytes of the strings the nodes' attributes hold (with their NULs): what the device code may
+   hold as literals that string outputs point at (LabelEncoder's values, ...). */
+static int64_t attr_string_bytes(const Graph *g) {
+  int64_t b = 0;
+  for (int s = 0; s < g->sched.n; s++) {
+    const Node *n = g->sched.v[s];
+    for (int k = 0; k < n->n_attrs; k++) {
+      const Attr *a = &n->attrs[k];
+      if (a->s) b += (int64_t)a->slen + 1;
+      for (int i = 0; i < a->n_strings; i++) b += (int64_t)strlen(a->strings[i]) + 1;
+      if (a->t && a->t->dtype == DT_STRING && a->t->data)
+        for (int64_t i = 0; i < value_numel(a->t); i++) b += (int64_t)strlen(((const char **)a->t->data)[i]) + 1;
+    }
+  }
+  return b;
+}
+
 /* ---- the model ---------------------------------------------------------------------------- */
 
 static const char *ctype_or_void(int dt) { return c_type(dt) ? c_type(dt) : "void"; }
@@ -620,7 +637,9 @@ void emit_cuda_model(Ctx *ctx, Graph *g, const char *c_path, const char *h_path)
     if (sin_bytes[i])
       buf_printf(cb, "  char sin%d[%lld];\n  onnxc_string sptr%d[%lld];\n", i, (long long)sin_bytes[i], i,
                  (long long)(value_numel(g->inputs.v[i]) ? value_numel(g->inputs.v[i]) : 1));
-  int64_t spool = sout_elems ? 16 * sout_elems + 256 : 0;
+  /* the pool of strings fetched from the device code's literals: each distinct one once (up to
+     64 of them; onnxc_rt_cuda_str.c), and room for short ones */
+  int64_t spool = sout_elems ? 16 * sout_elems + 256 + attr_string_bytes(g) : 0;
   if (sout_elems) {
     if (g->has_heap) buf_printf(cb, "  char sheap[%lld];\n", (long long)(g->heap_bytes ? g->heap_bytes : 1));
     buf_printf(cb, "  char spool[%lld];\n  size_t spool_used;\n", (long long)spool);

@@ -27,13 +27,14 @@ OUT = os.path.join(HERE, "cases")
 S = TensorProto.STRING
 
 
-def write_case(name, nodes, inputs, outputs, opset=20, inits=()):
-    """inputs/outputs: (name, elem_type, array)."""
+def write_case(name, nodes, inputs, outputs, opset=20, inits=(), ml=None):
+    """inputs/outputs: (name, elem_type, array); ml: the ai.onnx.ml opset, if used."""
     d = os.path.join(OUT, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(n, t, a.shape) for n, t, a in inputs],
                           [helper.make_tensor_value_info(n, t, None) for n, t, _ in outputs], initializer=list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)] +
+                          ([helper.make_opsetid("ai.onnx.ml", ml)] if ml else []))
     m.ir_version = 9
     onnx.save(m, os.path.join(d, "model.onnx"))
     for k, (n, _, a) in enumerate(inputs):
@@ -195,7 +196,19 @@ def move_case():
     write_case("move", nodes, ins, outs, inits=[ax, shp])
 
 
+def label_case():
+    """LabelEncoder to strings longer than the CUDA targets' 256-byte fetch of the device code's
+    literals (run_host copies them out in pieces), some repeated, and the default."""
+    table = {1: "a", 2: "x" * 600 + "end", 3: "b" * 300, 4: "é" * 200}
+    keys = np.array([1, 2, 3, 9, 2, 4, 4, 1], dtype=np.int64)
+    nodes = [helper.make_node("LabelEncoder", ["k"], ["v"], domain="ai.onnx.ml", keys_int64s=list(table),
+                              values_strings=list(table.values()), default_string="zz", name="enc")]
+    write_case("label_long", nodes, [("k", TensorProto.INT64, keys)],
+               [("v", S, strings([table.get(int(k), "zz") for k in keys]))], opset=18, ml=3)
+
+
 def main():
+    label_case()
     regex_case()
     split_case()
     cast_case()
