@@ -1467,18 +1467,47 @@ static void instnorm_infer(Ctx *ctx, Node *n) {
   value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
 }
 
+/* Emits `dst = sum over i < cnt of expr` (expr reads the index i): long sums in 16 partial sums
+   (i mod 16), which vectorize, then combined pairwise; one running sum is a chain of dependent
+   adds, one per element. */
+static void emit_lane_sum(Emit *e, const char *CT, const char *dst, int64_t cnt, const char *expr) {
+  if (cnt < 32) {
+    ep(e, "%s = 0;", dst);
+    loop(e, "i", cnt);
+    ep(e, "%s += %s;", dst, expr);
+    ep(e, "}");
+    return;
+  }
+  ep(e, "{");
+  ep(e, "%s ls[16];", CT);
+  ep(e, "%s i0 = 0;", IT);
+  ep(e, "for (int q = 0; q < 16; q++) ls[q] = 0;");
+  ep(e, "for (; i0 + 16 <= %lld; i0 += 16) {", LL(cnt));
+  ep(e, "for (int q = 0; q < 16; q++) {");
+  ep(e, "const %s i = i0 + q;", IT);
+  ep(e, "ls[q] += %s;", expr);
+  ep(e, "}");
+  ep(e, "}");
+  if (cnt % 16) {
+    ep(e, "for (int q = 0; q < %d; q++) {", (int)(cnt % 16));
+    ep(e, "const %s i = i0 + q;", IT);
+    ep(e, "ls[q] += %s;", expr);
+    ep(e, "}");
+  }
+  ep(e, "for (int q = 8; q > 0; q /= 2)");
+  ep(e, "for (int r = 0; r < q; r++) ls[r] += ls[r + q];");
+  ep(e, "%s = ls[0];", dst);
+  ep(e, "}");
+}
+
 /* Emits mean and (population) variance of `cnt` elements at xp[0..cnt) into mean/var. */
 static void emit_mean_var(Emit *e, int dt, int ct, int64_t cnt) {
   const char *CT = c_type(ct);
-  ep(e, "%s mean = 0, var = 0;", CT);
-  loop(e, "i", cnt);
-  ep(e, "mean += %s;", c_load(e, dt, "xp[i]"));
-  ep(e, "}");
+  const char *x = c_load(e, dt, "xp[i]");
+  ep(e, "%s mean, var;", CT);
+  emit_lane_sum(e, CT, "mean", cnt, x);
   ep(e, "mean /= %s;", c_lit(e, ct, (double)cnt));
-  loop(e, "i", cnt);
-  ep(e, "const %s t = %s - mean;", CT, c_load(e, dt, "xp[i]"));
-  ep(e, "var += t * t;");
-  ep(e, "}");
+  emit_lane_sum(e, CT, "var", cnt, fmt(e, "(%s - mean) * (%s - mean)", x, x));
   ep(e, "var /= %s;", c_lit(e, ct, (double)cnt));
 }
 
@@ -1598,11 +1627,9 @@ static void layernorm_emit(Emit *e, Node *n) {
   ep(e, "const %s *xp = X0 + rw * %lld;", c_type(dt), LL(cols));
   ep(e, "%s *yp = Y0 + rw * %lld;", c_type(dt), LL(cols));
   if (rms) {
-    ep(e, "%s sq = 0;", CT);
-    loop(e, "j", cols);
-    ep(e, "const %s t = %s;", CT, c_load(e, dt, "xp[j]"));
-    ep(e, "sq += t * t;");
-    ep(e, "}");
+    const char *x = c_load(e, dt, "xp[i]");
+    ep(e, "%s sq;", CT);
+    emit_lane_sum(e, CT, "sq", cols, fmt(e, "%s * %s", x, x));
     ep(e, "const %s inv = 1 / sqrt%s(sq / %s + %s);", CT, fsuf(ct), c_lit(e, ct, (double)cols), eps);
     loop(e, "j", cols);
     ep(e, "yp[j] = %s;", c_store(e, dt, fmt(e, "%s * inv * %s", c_load(e, dt, "xp[j]"), c_load(e, dt, fmt(e, "X1[%s]", si)))));
