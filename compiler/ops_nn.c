@@ -247,6 +247,10 @@ typedef struct ConvInfo {
   /* direct under a scratch cap: im2col tiles of sKB rows x sTR output rows on the stack
      instead, where the target has a SIMD GEMM path (a hosted 64-bit CPU); 0: none */
   int64_t sKB, sTR;
+  /* sc: AVX-512 hosts run onnxc_conv_sc (direct, few input channels, templates/conv.h) on
+     bands of scR output rows in the im2col scratch; other targets the im2col blocks */
+  bool sc;
+  int64_t scR;
   /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
   int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
 } ConvInfo;
@@ -310,7 +314,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   ci->direct = conv_one_channel_direct(ci->Cg, ci->Mg, r + 2, ci->KP, ci->IHW) && !ci->pointwise;
   ci->wide = ci->direct && r <= 2;
   ci->fast = x->dtype == DT_FLOAT && n->orig_w;
-  ci->same = ci->dw = ci->wino = false;
+  ci->same = ci->dw = ci->wino = ci->sc = false;
   if (ci->fast && (n->w_layout == W_WINO23 || n->w_layout == W_WINO43)) {
     /* blocks of whole tile rows, about 1 MiB of transformed tiles; under a scratch cap
        fewer rows; none fit: direct loops (onnxc_wino_direct) */
@@ -370,6 +374,20 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     int64_t tiles = (ci->ROWS + ci->TR - 1) / ci->TR; /* equal tiles: 56 rows as 8 x 7, not 6 x 9 + 2 */
     ci->TR = (ci->ROWS + tiles - 1) / tiles;
     ci->sKB = ci->sTR = 0;
+    if (r == 2 && K <= 256 && OW >= 16 && g->s[0] == g->s[1] && g->s[0] <= 2 && g->d[0] == 1 && g->d[1] == 1) {
+      /* onnxc_conv_sc's band: (R - 1) S + KH buffered rows of C * S * Wp floats (conv.h), in
+         the im2col scratch or (direct) on the stack */
+      int64_t S = g->s[1], KW = g->k[1], PW = g->pb[1], L = (PW + S - 1) / S;
+      int64_t qmax = KW - 1 - PW >= 0 ? (KW - 1 - PW) / S : 0;
+      int64_t Wp = (OW + 15) / 16 * 16 + L + qmax + 1, row = ci->Cg * S * Wp;
+      int64_t fit = ((ci->direct ? STACK_TILE : ci->KB * ci->TR * OW) / row - g->k[0]) / S + 1;
+      if (fit > 16) fit = 16;
+      if (fit > g->out[0]) fit = g->out[0];
+      if (fit >= 2 || (fit >= 1 && g->out[0] == 1)) {
+        ci->sc = true;
+        ci->scR = fit;
+      }
+    }
     if (ci->direct) { /* the same tiling within STACK_TILE floats (the direct loops stay for other targets) */
       int64_t kb = K < GEMM_KB ? K : GEMM_KB;
       while (kb > 8 && kb * OW > STACK_TILE) kb = kb >= GEMM_KB ? GEMM_KB / 2 : kb / 2;
@@ -656,6 +674,18 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "onnxc_conv_same(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep);", LL(ci->Mg),
        LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]));
   } else {
+    if (ci->sc) {
+      emit_use_template(e, "conv");
+      ep(e, "#if defined(ONNXC_AVX512)");
+      ep(e, "{");
+      ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+      if (ci->direct) ep(e, "float scb_[%d];", STACK_TILE);
+      ep(e, "onnxc_conv_sc(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
+         LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]), LL(OH), LL(OW),
+         ci->direct ? "scb_" : "(float *)W", LL(ci->scR));
+      ep(e, "}");
+      ep(e, "#else");
+    }
     if (ci->direct) { /* the stack tile (conv_emit) */
       ep(e, "float col_[%lld];", LL(ci->KB * ci->TR * OW));
       ep(e, "float *col = col_;");
@@ -681,6 +711,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
        LL(ci->Mg), LL(ci->Mp), LL(OW), LL(ci->OHW), LL(K));
     ep(e, "}");
     ep(e, "}");
+    if (ci->sc) ep(e, "#endif");
   }
   ep(e, "}");
   ep(e, "}");

@@ -17,6 +17,8 @@
    scalar columns at the edges); other shapes take the portable loops.
    onnxc_wino23 / onnxc_wino43: Winograd F(2x2,3x3) / F(4x4,3x3) for 3x3 stride-1 pad-1
    convolutions (see below); onnxc_wino_direct: the same without transform scratch.
+   onnxc_conv_sc (AVX-512): direct convolution of few input channels (stems), the input rows
+   split by column phase into a band buffer so that every tap is a vector load.
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
 #define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par */
@@ -765,6 +767,146 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
    col[kk][(rr - r0) * OW + ow] = x[c][rr SH + kh DH - PH][ow SW + kw DW - PW] (0 outside the
    input), k = kb + kk = (c KH + kh) KW + kw.  AVX-512, SW 1 or 2: each run of 16 outputs is
    one or two masked loads (lanes outside the input load as 0) and an even-lane permute. */
+#if defined(ONNXC_AVX512)
+/* Direct convolution for few input channels (the stems: C * KH * KW <= ONNXC_SCMAX taps, stride
+   1 or 2, no dilation, one group).  Per band of R output rows, the input rows the band reads are
+   copied into buf split by column phase (stride 2: even and odd columns), with zero padding
+   around them, so that every tap of a run of 16 outputs is one unaligned vector load: output
+   column ow at tap kw reads input column S ow + kw - PW = S (ow + q) + p, i.e. phase p at ow + q.
+   Then per output row, 8 output channels by 48 columns of accumulators: each tap loads 3 input
+   vectors and broadcasts 8 weights (24 FMAs).  The weights are packed like onnxc_pack_a.  buf:
+   ((R - 1) S + KH) * C * S * Wp floats, Wp = onnxc_conv_sc_wp(OW, KW, S, PW). */
+#define ONNXC_SCMAX 256
+ONNXC_MAYBE_UNUSED static int onnxc_conv_sc_wp(int OW, int KW, int S, int PW) {
+  const int L = (PW + S - 1) / S, qmax = (KW - 1 - PW) >= 0 ? (KW - 1 - PW) / S : -((PW - KW + 1 + S - 1) / S);
+  return (OW + 15) / 16 * 16 + L + (qmax > 0 ? qmax : 0) + 1;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int *xo, const float *wb,
+                                       const int *wo, const int *wk, int mb, float *y, long OHW, int mr,
+                                       int nr, const onnxc_epi *e, int m0, int j0) {
+  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
+  __m512 c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
+  __m512 c40 = c00, c41 = c00, c42 = c00, c50 = c00, c51 = c00, c52 = c00;
+  __m512 c60 = c00, c61 = c00, c62 = c00, c70 = c00, c71 = c00, c72 = c00;
+  int t;
+  for (t = 0; t < K; t++) {
+    const float *xp = xb + xo[t], *w = wb + wo[t] + (long)mb * wk[t];
+    const __m512 x0 = _mm512_loadu_ps(xp);
+    const __m512 x1 = ns > 1 ? _mm512_loadu_ps(xp + 16) : x0;
+    const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 32) : x0;
+#define ONNXC_SCF(r)                                         \
+  {                                                          \
+    const __m512 a = _mm512_set1_ps(w[r]);                   \
+    c##r##0 = _mm512_fmadd_ps(a, x0, c##r##0);               \
+    if (ns > 1) c##r##1 = _mm512_fmadd_ps(a, x1, c##r##1);   \
+    if (ns > 2) c##r##2 = _mm512_fmadd_ps(a, x2, c##r##2);   \
+  }
+    ONNXC_ROWS8(ONNXC_SCF)
+#undef ONNXC_SCF
+  }
+  {
+    ONNXC_EV
+    /* the epilogue: Relu and Clip inline, other activations by call (not inlined 24 times) */
+#define ONNXC_SCS1(r, v)                                                                            \
+  if (ns > v && r < mr) {                                                                           \
+    const __mmask16 k_ = ONNXC_MASK16(nr - 16 * v);                                                 \
+    __m512 t_ = c##r##v;                                                                            \
+    if (e) {                                                                                        \
+      if (ev_.bias) t_ = _mm512_add_ps(t_, _mm512_set1_ps(ev_.bias[m0 + r]));                       \
+      if (ev_.res) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(k_, ev_.res + (long)(m0 + r) * ev_.ldr + j0 + 16 * v)); \
+      if (ev_.act == ONNXC_ACT_RELU) t_ = _mm512_max_ps(t_, _mm512_setzero_ps());                   \
+      else if (ev_.act == ONNXC_ACT_CLIP)                                                           \
+        t_ = _mm512_min_ps(_mm512_max_ps(t_, _mm512_set1_ps(ev_.alpha)), _mm512_set1_ps(ev_.beta)); \
+      else if (ev_.act) t_ = onnxc_act16(t_, ev_.act, ev_.alpha, ev_.beta);                         \
+    }                                                                                               \
+    _mm512_mask_storeu_ps(y + (long)r * OHW + 16 * v, k_, t_);                                      \
+  }
+#define ONNXC_SCS(r) ONNXC_SCS1(r, 0) ONNXC_SCS1(r, 1) ONNXC_SCS1(r, 2)
+    ONNXC_ROWS8(ONNXC_SCS)
+#undef ONNXC_SCS
+#undef ONNXC_SCS1
+  }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
+                                             int OH, int OW, const float *x, const float *wp, float *y,
+                                             const onnxc_epi *e, float *buf, int R) {
+  const int K = C * KH * KW, Mp = (M + 7) / 8 * 8, Wp = onnxc_conv_sc_wp(OW, KW, S, PW), L = (PW + S - 1) / S;
+  const long OHW = (long)OH * OW, rs = (long)C * S * Wp; /* floats per buffered input row */
+  int xo[ONNXC_SCMAX], wo[ONNXC_SCMAX], wk[ONNXC_SCMAX];
+  int t, oh0, oh, m0, ow0;
+  for (t = 0; t < K; t++) {
+    const int c = t / (KH * KW), kh = t / KW % KH, kw = t % KW, d = kw - PW;
+    const int q = d >= 0 ? d / S : -((-d + S - 1) / S), p = d - q * S;
+    const int b = t / ONNXC_KC * ONNXC_KC, kc = K - b < ONNXC_KC ? K - b : ONNXC_KC;
+    xo[t] = (int)(kh * rs + ((long)c * S + p) * Wp + L + q);
+    wo[t] = b * Mp + 8 * (t - b);
+    wk[t] = 8 * kc;
+  }
+  for (oh0 = 0; oh0 < OH; oh0 += R) {
+    const int rn = OH - oh0 < R ? OH - oh0 : R, nin = (rn - 1) * S + KH, ih0 = oh0 * S - PH;
+    int i, c, p, j;
+    /* the band's input rows, by phase, zero outside the input: phase p at j holds input column
+       S (j - L) + p, so columns 0.. land at j = L.. */
+    for (i = 0; i < nin; i++) {
+      const int ih = ih0 + i;
+      for (c = 0; c < C; c++) {
+        const float *xr = x + ((long)c * IH + ih) * IW;
+        float *br = buf + i * rs + (long)c * S * Wp;
+        if (ih < 0 || ih >= IH) {
+          for (j = 0; j < S * Wp; j++) br[j] = 0.0f;
+          continue;
+        }
+        for (p = 0; p < S; p++) {
+          const int np = IW > p ? (IW - 1 - p) / S + 1 : 0, hi = L + np < Wp ? L + np : Wp;
+          float *bp = br + p * Wp;
+          for (j = 0; j < L; j++) bp[j] = 0.0f;
+          for (j = hi; j < Wp; j++) bp[j] = 0.0f;
+        }
+        if (S == 1) {
+          const int n = IW < Wp - L ? IW : Wp - L;
+          for (j = 0; j + 16 <= n; j += 16) _mm512_storeu_ps(br + L + j, _mm512_loadu_ps(xr + j));
+          if (j < n) _mm512_mask_storeu_ps(br + L + j, ONNXC_MASK16(n - j), _mm512_maskz_loadu_ps(ONNXC_MASK16(n - j), xr + j));
+        } else {
+          /* 32 input columns -> 16 even, 16 odd */
+          const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+          const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+          const int n0 = (IW + 1) / 2 < Wp - L ? (IW + 1) / 2 : Wp - L, n1 = IW / 2 < Wp - L ? IW / 2 : Wp - L;
+          for (j = 0; j < n0; j += 16) {
+            const int left = IW - 2 * j;
+            const __m512 a = _mm512_maskz_loadu_ps(ONNXC_MASK16(left), xr + 2 * j);
+            const __m512 b = _mm512_maskz_loadu_ps(ONNXC_MASK16(left - 16), xr + 2 * j + 16);
+            _mm512_mask_storeu_ps(br + L + j, ONNXC_MASK16(n0 - j), _mm512_permutex2var_ps(a, ev, b));
+            if (j < n1) _mm512_mask_storeu_ps(br + Wp + L + j, ONNXC_MASK16(n1 - j), _mm512_permutex2var_ps(a, od, b));
+          }
+        }
+      }
+    }
+    for (oh = oh0; oh < oh0 + rn; oh++) {
+      const float *xb = buf + (long)(oh - oh0) * S * rs;
+      for (m0 = 0; m0 < M; m0 += 8) {
+        const int mr = M - m0 < 8 ? M - m0 : 8;
+        float *yr = y + (long)m0 * OHW + (long)oh * OW;
+        /* the row's vectors in strips of 3 or fewer, as even as they go (7: 3 + 2 + 2) */
+        const int nv = (OW + 15) / 16, nst = (nv + 2) / 3;
+        int st;
+        for (st = 0, ow0 = 0; st < nst; st++) {
+          const int ns = nv / nst + (st < nv % nst), nr = OW - ow0 < 16 * ns ? OW - ow0 : 16 * ns;
+          if (ns == 3) onnxc_conv_sc_strip(3, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0);
+          else if (ns == 2) onnxc_conv_sc_strip(2, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0);
+          else onnxc_conv_sc_strip(1, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0);
+          ow0 += nr;
+        }
+      }
+    }
+  }
+}
+#endif
+
 ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
                                               int DW, int PH, int PW, int OW, int r0, int rn, int kb, int kc,
                                               float *col) {

@@ -247,6 +247,15 @@ def draw_conv_geometry(c, kind):
         if sp[0] * sp[1] < 16:
             sp[1] = rng.randint(8, 14)
         pads = [1, 1, 1, 1]
+    elif kind == "stem":  # few input channels, rows of >= 16 outputs: onnxc_conv_sc on AVX-512
+        nsp, n, group = 2, rng.choice([1, 1, 2]), 1
+        cg, mg = rng.randint(1, 4), rng.randint(1, 40)
+        k = rng.choice([3, 3, 5, 7])
+        ks = [k, k] if rng.chance(0.8) else [rng.randint(1, 7), rng.randint(1, 7)]
+        ss = [rng.choice([1, 2, 2])] * 2
+        ds = [1, 1]
+        sp = [rng.randint(ks[0], 40), rng.randint(16 * ss[1] + ks[1], 120)]
+        pads = [rng.randint(0, ks[i % 2] // 2) for i in range(4)]
     elif kind == "bigk":  # reduction dim over the 128-deep k blocks of the packed GEMM
         nsp, n, group = 2, 1, 1
         cg, mg = rng.randint(15, 40), rng.randint(1, 20)
@@ -307,7 +316,7 @@ def add_conv(c, dt, kind, p_wconst=0.85, bias=None):
     return c.node("Conv", ins, **g["attrs"]), g
 
 
-CONV_KINDS = ["generic", "generic", "depthwise", "depthwise", "same", "im2col", "winograd", "bigk", "pointwise"]
+CONV_KINDS = ["generic", "generic", "depthwise", "depthwise", "same", "im2col", "winograd", "bigk", "pointwise", "stem"]
 
 
 @family("conv")
@@ -355,6 +364,33 @@ def g_winograd(c):
         desc += " +transpose"
     c.note(desc)
     c.flags = "--scratch-headroom " + str(c.choice([1000, 1000, 300, 100, 40, 0]))
+    c.output(y)
+    return dt
+
+
+@family("stem")
+def g_stem(c):
+    """Convolutions of few input channels on wide rows (the stems: onnxc_conv_sc on AVX-512
+    hosts, im2col elsewhere), sometimes over a 7x7 / 4-channel reduction longer than one packed
+    k block, with a fused residual and activation, and under scratch caps down to none (the band
+    buffer on the stack)."""
+    c.opset = 14
+    dt = F32
+    y, g = add_conv(c, dt, "stem", p_wconst=1.0)
+    desc = ""
+    if c.chance(0.4):
+        r = c.input(c.values([g["n"], g["m"]] + g["out"], dt), dt, "r")
+        y = c.node("Add", [y, r] if c.chance(0.5) else [r, y])
+        desc += " +residual"
+    if c.chance(0.7):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        desc += " +" + act
+    if c.chance(0.5):  # the output in the arena too
+        y = c.node("Transpose", [y], perm=[0, 1, 3, 2])
+        desc += " +transpose"
+    c.note(desc)
+    c.flags = "--scratch-headroom " + str(c.choice([1000, 1000, 100, 0]))
     c.output(y)
     return dt
 
