@@ -217,6 +217,48 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
         onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);      \
     }                                                                                                \
   }
+/* The same for N outputs ow.. of output row oh with the column stride S_ and kernel width KW_
+   as constants (column dilation 1): the loads of a kernel row are p_[j S_ + kw], which the
+   compiler shares between the outputs that read the same input column (stride 1: N + KW_ - 1
+   loads instead of N KW_).  The taps are summed in the same (kh, kw) order. */
+#define ONNXC_DWC_ROW(N, S_, KW_)                                                                    \
+  {                                                                                                  \
+    __m512 a_[N];                                                                                    \
+    int j_, kh_, kw_;                                                                                \
+    for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_setzero_ps();                                         \
+    for (kh_ = 0; kh_ < KH; kh_++) {                                                                 \
+      const __m512 *p_ = xt + (long)(oh * SH + kh_ * DH) * Wp + ow * S_, *w_ = wt + kh_ * KW_;       \
+      ONNXC_UNROLL for (kw_ = 0; kw_ < KW_; kw_++)                                                   \
+        ONNXC_UNROLL for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(w_[kw_], p_[j_ * S_ + kw_], a_[j_]); \
+    }                                                                                                \
+    for (j_ = 0; j_ < N; j_++, op++) {                                                               \
+      st[op & 15] = a_[j_];                                                                          \
+      if ((op & 15) == 15 || op == OHW - 1)                                                          \
+        onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);      \
+    }                                                                                                \
+    ow += N;                                                                                         \
+  }
+#if defined(__GNUC__)
+#define ONNXC_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ONNXC_UNROLL
+#endif
+/* Rows of 7 (the last stage of the ImageNet models) as one piece each. */
+#define ONNXC_DWC_ROWS7(S_, KW_)                                                                     \
+  for (oh = 0; oh < OH; oh++) {                                                                      \
+    ow = 0;                                                                                          \
+    ONNXC_DWC_ROW(7, S_, KW_)                                                                        \
+  }
+/* One output row in pieces of 8, 4, 2, 1. */
+#define ONNXC_DWC_ROWS(S_, KW_)                                                                      \
+  for (oh = 0; oh < OH; oh++)                                                                        \
+    for (ow = 0; ow < OW;) {                                                                         \
+      const int left_ = OW - ow;                                                                     \
+      if (left_ >= 8) ONNXC_DWC_ROW(8, S_, KW_)                                                      \
+      else if (left_ >= 4) ONNXC_DWC_ROW(4, S_, KW_)                                                 \
+      else if (left_ >= 2) ONNXC_DWC_ROW(2, S_, KW_)                                                 \
+      else ONNXC_DWC_ROW(1, S_, KW_)                                                                 \
+    }
 #define ONNXC_DWC_PIX 1024 /* padded input pixels of the transposed plane buffer (64 KiB) */
 
 /* Depthwise (one input plane per mult output planes) with 16 channels in the vector lanes: per group
@@ -236,7 +278,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
   for (c0 = 0; c0 < CO; c0 += 16) {
     const int nc = CO - c0 < 16 ? CO - c0 : 16;
     long p0, op = 0;
-    int c, t, h = 0, ww = 0;
+    int c, t, h = 0, ww = 0, oh, ow;
     for (t = 0; t < KP; t += 16) { /* taps t..t+15 of the group's weights, transposed */
       const __mmask16 k = ONNXC_MASK16(KP - t);
       for (c = 0; c < 16; c++)
@@ -257,13 +299,22 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
         }
       }
     }
-    while (op < OHW) {
-      const long left = OHW - op;
-      if (left >= 8) ONNXC_DWC_PIECE(8)
-      else if (left >= 4) ONNXC_DWC_PIECE(4)
-      else if (left >= 2) ONNXC_DWC_PIECE(2)
-      else ONNXC_DWC_PIECE(1)
-    }
+    /* rows of 8 or more outputs: pieces within a row (narrower rows: pieces across rows) */
+    if (DW == 1 && OW >= 8 && SW == 1 && KW == 3) ONNXC_DWC_ROWS(1, 3)
+    else if (DW == 1 && OW >= 8 && SW == 1 && KW == 5) ONNXC_DWC_ROWS(1, 5)
+    else if (DW == 1 && OW >= 8 && SW == 2 && KW == 3) ONNXC_DWC_ROWS(2, 3)
+    else if (DW == 1 && OW >= 8 && SW == 2 && KW == 5) ONNXC_DWC_ROWS(2, 5)
+    else if (DW == 1 && OW == 7 && SW == 1 && KW == 3) ONNXC_DWC_ROWS7(1, 3)
+    else if (DW == 1 && OW == 7 && SW == 1 && KW == 5) ONNXC_DWC_ROWS7(1, 5)
+    else if (DW == 1 && OW == 7 && SW == 2 && KW == 5) ONNXC_DWC_ROWS7(2, 5)
+    else
+      while (op < OHW) {
+        const long left = OHW - op;
+        if (left >= 8) ONNXC_DWC_PIECE(8)
+        else if (left >= 4) ONNXC_DWC_PIECE(4)
+        else if (left >= 2) ONNXC_DWC_PIECE(2)
+        else ONNXC_DWC_PIECE(1)
+      }
   }
 }
 #endif
