@@ -380,7 +380,8 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
       int64_t S = g->s[1], KW = g->k[1], PW = g->pb[1], L = (PW + S - 1) / S;
       int64_t qmax = KW - 1 - PW >= 0 ? (KW - 1 - PW) / S : 0;
       int64_t Wp = (OW + 15) / 16 * 16 + L + qmax + 1, row = ci->Cg * S * Wp;
-      int64_t fit = ((ci->direct ? STACK_TILE : ci->KB * ci->TR * OW) / row - g->k[0]) / S + 1;
+      int64_t avail = (ci->direct ? STACK_TILE : ci->KB * ci->TR * OW) / row; /* buffered rows that fit */
+      int64_t fit = avail < g->k[0] ? 0 : (avail - g->k[0]) / S + 1;
       if (fit > 16) fit = 16;
       if (fit > g->out[0]) fit = g->out[0];
       if (fit >= 2 || (fit >= 1 && g->out[0] == 1)) {

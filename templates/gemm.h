@@ -279,26 +279,38 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
 #define ONNXC_BPLAIN1 ONNXC_B1(B, sk0)
 #define ONNXC_BPLAIN2 ONNXC_B2(B, sk0, sk1)
 #define ONNXC_BPLAIN3 ONNXC_B3(B, sk0, sk1, sk2)
+/* One k step of a micro-kernel: the B row, eight FMA rows, prefetches, advance. */
+#define ONNXC_UK_STEP(NV)                                                                                   \
+  {                                                                                                         \
+    ONNXC_BPLAIN##NV                                                                                        \
+    ONNXC_ROWS8(ONNXC_F##NV)                                                                                \
+    if (pf) {                                                                                               \
+      _mm_prefetch((const char *)pf, _MM_HINT_T0);                                                          \
+      _mm_prefetch((const char *)(pf + 16), _MM_HINT_T0);                                                   \
+      _mm_prefetch((const char *)(pf + 32), _MM_HINT_T0);                                                   \
+      pf += ldb;                                                                                            \
+    }                                                                                                       \
+    _mm_prefetch((const char *)(A + 256), _MM_HINT_T0);                                                     \
+    A += 8;                                                                                                 \
+    B += ldb;                                                                                               \
+  }
+/* kc steps from the panel at A; then (nfull > 1: the whole reduction of a packed A in one
+   call, no round trip of C between k blocks) nfull - 1 more blocks of kc steps astep apart,
+   and a last block of kcl steps from the panel at Al. */
 #define ONNXC_UK_DEF(NAME, NV)                                                                              \
   ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *A, const float *B, long ldb, float *C, long ldc,   \
                                       int mr, int nr, int acc, const onnxc_epi *e, int m0, int n0,          \
-                                      const float *pf) {                                                    \
+                                      const float *pf, int nfull, long astep, int kcl, const float *Al) {   \
     ONNXC_K##NV                                                                                             \
     ONNXC_ROWS8(ONNXC_D##NV)                                                                                \
-    int k;                                                                                                  \
-    for (k = 0; k < kc; k++) {                                                                              \
-      ONNXC_BPLAIN##NV                                                                                      \
-      ONNXC_ROWS8(ONNXC_F##NV)                                                                              \
-      if (pf) {                                                                                             \
-        _mm_prefetch((const char *)pf, _MM_HINT_T0);                                                        \
-        _mm_prefetch((const char *)(pf + 16), _MM_HINT_T0);                                                 \
-        _mm_prefetch((const char *)(pf + 32), _MM_HINT_T0);                                                 \
-        pf += ldb;                                                                                          \
-      }                                                                                                     \
-      _mm_prefetch((const char *)(A + 256), _MM_HINT_T0);                                                   \
-      A += 8;                                                                                               \
-      B += ldb;                                                                                             \
+    const float *A0 = A;                                                                                    \
+    int k, b;                                                                                               \
+    for (b = 0; b < nfull; b++) {                                                                           \
+      A = A0 + b * astep;                                                                                   \
+      for (k = 0; k < kc; k++) ONNXC_UK_STEP(NV)                                                            \
     }                                                                                                       \
+    A = Al;                                                                                                 \
+    for (k = 0; k < kcl; k++) ONNXC_UK_STEP(NV)                                                             \
     ONNXC_EV                                                                                                \
     ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
   }
@@ -312,9 +324,34 @@ ONNXC_UK_DEF(onnxc_uk3, 3)
    more streams than the hardware prefetchers follow). */
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
-  if (nr > 32) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf);
-  else if (nr > 16) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf);
-  else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf);
+  if (nr > 32) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
+  else if (nr > 16) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
+  else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
+}
+
+/* C = epilogue(A B) with A packed (onnxc_pack_a layout) over more than one k block: each tile
+   takes the whole reduction in registers (B strips of K > ONNXC_KC rows come from L2, at a
+   fraction of its bandwidth) instead of storing C after each block and adding to it after the
+   next, which costs most where the last block is short (K = 144: 128 + 16). */
+#define ONNXC_HAVE_SGEMM_KK 1
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *A, const float *B, long ldb, float *C,
+                                              long ldc, const onnxc_epi *e) {
+  const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
+  const int Mp = (M + 7) / 8 * 8, nfull = K / ONNXC_KC, kcl = K - nfull * ONNXC_KC;
+  const long astep = (long)ONNXC_KC * Mp;
+  int s, m0;
+  for (s = 0; s < ns; s++) {
+    const int n0 = nv * s / ns * ONNXC_VL, n1 = nv * (s + 1) / ns * ONNXC_VL, nr = (n1 < N ? n1 : N) - n0;
+    for (m0 = 0; m0 < M; m0 += 8) {
+      const int mr = M - m0 < 8 ? M - m0 : 8;
+      const float *a = A + (long)(m0 / 8) * 8 * ONNXC_KC, *al = A + nfull * astep + (long)(m0 / 8) * 8 * kcl;
+      const float *pf = m0 == 0 && s + 1 < ns ? B + n1 : (const float *)0;
+      float *c = C + (long)m0 * ldc + n0;
+      if (nr > 32) onnxc_uk3(ONNXC_KC, a, B + n0, ldb, c, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
+      else if (nr > 16) onnxc_uk2(ONNXC_KC, a, B + n0, ldb, c, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
+      else onnxc_uk1(ONNXC_KC, a, B + n0, ldb, c, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
+    }
+  }
 }
 #elif defined(ONNXC_AVX2)
 ONNXC_MAYBE_UNUSED static inline __m256i onnxc_mask8(int n) {
@@ -937,6 +974,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm(int M, int N, int K, const float *A, 
     if (e) onnxc_epi_tile(e, C, ldc, 0, 1, 0, N);
     return;
   }
+#if defined(ONNXC_HAVE_SGEMM_KK)
+  /* few row panels (the projections of inverted-residual blocks); with many (the Winograd
+     products of ResNet-18: M = 256, 512) an L1-resident B strip per k block measured faster */
+  if (K > ONNXC_KC && M <= 192) {
+    onnxc_sgemm_kk(M, N, K, A, B, ldb, C, ldc, e);
+    return;
+  }
+#endif
   for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
     const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
     onnxc_gemm_blk(M, N, kc, A + (long)k0 * ((M + 7) / 8 * 8), 8L * kc, B + (long)k0 * ldb, ldb, C, ldc, k0 > 0,
