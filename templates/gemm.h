@@ -279,6 +279,9 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
 #define ONNXC_BPLAIN1 ONNXC_B1(B, sk0)
 #define ONNXC_BPLAIN2 ONNXC_B2(B, sk0, sk1)
 #define ONNXC_BPLAIN3 ONNXC_B3(B, sk0, sk1, sk2)
+#define ONNXC_PB1(r) if (r < mr) c##r##0 = _mm512_set1_ps(e->bias[m0 + r]);
+#define ONNXC_PB2(r) if (r < mr) { c##r##0 = _mm512_set1_ps(e->bias[m0 + r]); c##r##1 = c##r##0; }
+#define ONNXC_PB3(r) if (r < mr) { c##r##0 = _mm512_set1_ps(e->bias[m0 + r]); c##r##1 = c##r##0; c##r##2 = c##r##0; }
 /* One k step of a micro-kernel: the B row, eight FMA rows, prefetches, advance. */
 #define ONNXC_UK_STEP(NV)                                                                                   \
   {                                                                                                         \
@@ -304,7 +307,10 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
     ONNXC_K##NV                                                                                             \
     ONNXC_ROWS8(ONNXC_D##NV)                                                                                \
     const float *A0 = A;                                                                                    \
+    /* a per-row bias starts the sums (one add less per output vector: it counts where K is small) */      \
+    const int pb_ = e && !acc && e->bias && !e->bias_cols;                                                  \
     int k, b;                                                                                               \
+    if (pb_) { ONNXC_ROWS8(ONNXC_PB##NV) }                                                                  \
     for (b = 0; b < nfull; b++) {                                                                           \
       A = A0 + b * astep;                                                                                   \
       for (k = 0; k < kc; k++) ONNXC_UK_STEP(NV)                                                            \
@@ -312,6 +318,7 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
     A = Al;                                                                                                 \
     for (k = 0; k < kcl; k++) ONNXC_UK_STEP(NV)                                                             \
     ONNXC_EV                                                                                                \
+    if (pb_) ev_.bias = (const float *)0;                                                                   \
     ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
   }
 ONNXC_UK_DEF(onnxc_uk1, 1)
