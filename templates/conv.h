@@ -194,6 +194,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   }
 }
 
+/* The N results a_[] of pixels op.. into the staging tile, flushed per 16 pixels. */
+#define ONNXC_DWC_STAGE(N)                                                                           \
+  for (j_ = 0; j_ < N; j_++, op++) {                                                                 \
+    st[op & 15] = a_[j_];                                                                            \
+    if ((op & 15) == 15 || op == OHW - 1)                                                            \
+      onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);        \
+  }
 /* N consecutive output pixels op.. (flat, across rows: pixel q reads xt + o_[j]): a_j = sum
    over taps of the tap's 16 channel weights times the pixel's input vector; then into the
    staging tile, flushed per 16 pixels. */
@@ -211,11 +218,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
         const __m512 wv_ = wt[kh_ * KW + kw_], *p_ = xt + (long)kh_ * DH * Wp + kw_ * DW;            \
         for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(wv_, p_[o_[j_]], a_[j_]);                \
       }                                                                                              \
-    for (j_ = 0; j_ < N; j_++, op++) {                                                               \
-      st[op & 15] = a_[j_];                                                                          \
-      if ((op & 15) == 15 || op == OHW - 1)                                                          \
-        onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);      \
-    }                                                                                                \
+    ONNXC_DWC_STAGE(N)                                                                               \
   }
 /* The same for N outputs ow.. of output row oh with the column stride S_ and kernel width KW_
    as constants (column dilation 1): the loads of a kernel row are p_[j S_ + kw], which the
@@ -231,11 +234,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
       ONNXC_UNROLL for (kw_ = 0; kw_ < KW_; kw_++)                                                   \
         ONNXC_UNROLL for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(w_[kw_], p_[j_ * S_ + kw_], a_[j_]); \
     }                                                                                                \
-    for (j_ = 0; j_ < N; j_++, op++) {                                                               \
-      st[op & 15] = a_[j_];                                                                          \
-      if ((op & 15) == 15 || op == OHW - 1)                                                          \
-        onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);      \
-    }                                                                                                \
+    ONNXC_DWC_STAGE(N)                                                                               \
     ow += N;                                                                                         \
   }
 #if defined(__GNUC__)
