@@ -1236,6 +1236,56 @@ static void gpool_infer(Ctx *ctx, Node *n) {
   value_set_shape(n->outputs[0], x->dtype, x->rank, dims);
 }
 
+/* Emits `dst = sum (max: the largest) over i < cnt of expr` (expr reads the index i): long runs
+   in 16 partial results (i mod 16), which vectorize, then combined pairwise; one running sum is a
+   chain of dependent adds, one per element.  init: the max's start (the type's lowest). */
+static void emit_lane_reduce(Emit *e, const char *CT, const char *dst, int64_t cnt, const char *expr, bool max,
+                             const char *init) {
+  const char *step = max ? "%s = %s > %s ? %s : %s;" : NULL;
+#define LANE_STEP(a, v)                                                                                         \
+  do {                                                                                                          \
+    if (max) ep(e, step, a, v, a, v, a);                                                                        \
+    else ep(e, "%s += %s;", a, v);                                                                              \
+  } while (0)
+  if (cnt < 32) {
+    ep(e, "%s = %s;", dst, max ? init : "0");
+    loop(e, "i", cnt);
+    ep(e, "const %s v = %s;", CT, expr);
+    LANE_STEP(dst, "v");
+    ep(e, "}");
+    return;
+  }
+  ep(e, "{");
+  ep(e, "%s ls[16];", CT);
+  ep(e, "%s i0 = 0;", IT);
+  ep(e, "for (int q = 0; q < 16; q++) ls[q] = %s;", max ? init : "0");
+  ep(e, "for (; i0 + 16 <= %lld; i0 += 16) {", LL(cnt));
+  ep(e, "for (int q = 0; q < 16; q++) {");
+  ep(e, "const %s i = i0 + q;", IT);
+  ep(e, "const %s v = %s;", CT, expr);
+  LANE_STEP("ls[q]", "v");
+  ep(e, "}");
+  ep(e, "}");
+  if (cnt % 16) {
+    ep(e, "for (int q = 0; q < %d; q++) {", (int)(cnt % 16));
+    ep(e, "const %s i = i0 + q;", IT);
+    ep(e, "const %s v = %s;", CT, expr);
+    LANE_STEP("ls[q]", "v");
+    ep(e, "}");
+  }
+  ep(e, "for (int q = 8; q > 0; q /= 2)");
+  ep(e, "for (int r = 0; r < q; r++) {");
+  LANE_STEP("ls[r]", "ls[r + q]");
+  ep(e, "}");
+  ep(e, "%s = ls[0];", dst);
+  ep(e, "}");
+#undef LANE_STEP
+}
+
+static void emit_lane_sum(Emit *e, const char *CT, const char *dst, int64_t cnt, const char *expr) {
+  emit_lane_reduce(e, CT, dst, cnt, expr, false, NULL);
+}
+
 static void gpool_emit(Emit *e, Node *n) {
   set_it(n, 0);
   Value *x = n->inputs[0];
@@ -1245,27 +1295,11 @@ static void gpool_emit(Emit *e, Node *n) {
   int kind = !strcmp(n->op_type, "GlobalMaxPool") ? POOL_MAX : !strcmp(n->op_type, "GlobalAveragePool") ? POOL_AVG : POOL_LP;
   double p = lp_p(n);
   emit_par_for(e, fmt(e, "%s ", IT), "nc", NC);
-  if (is_native(dt) && kind != POOL_LP && S >= 32) {
-    /* 16 partial results (vectorizable), then combined */
-    const char *init = kind == POOL_MAX ? c_lowest(e, ct) : "0";
+  if (is_native(dt) && kind != POOL_LP) {
     ep(e, "const %s *xp = X0 + nc * %lld;", CT, LL(S));
-    ep(e, "%s s[16], acc;", CT);
-    ep(e, "%s i = 0;", IT);
-    ep(e, "for (int j = 0; j < 16; j++) s[j] = %s;", init);
-    ep(e, "for (; i + 16 <= %lld; i += 16) {", LL(S));
-    if (kind == POOL_MAX) ep(e, "for (int j = 0; j < 16; j++) s[j] = xp[i + j] > s[j] ? xp[i + j] : s[j];");
-    else ep(e, "for (int j = 0; j < 16; j++) s[j] += xp[i + j];");
-    ep(e, "}");
-    if (kind == POOL_MAX) {
-      ep(e, "for (; i < %lld; i++) s[0] = xp[i] > s[0] ? xp[i] : s[0];", LL(S));
-      ep(e, "for (int j = 8; j > 0; j /= 2) for (int q = 0; q < j; q++) s[q] = s[q + j] > s[q] ? s[q + j] : s[q];");
-      ep(e, "acc = s[0];");
-    } else {
-      ep(e, "for (; i < %lld; i++) s[0] += xp[i];", LL(S));
-      ep(e, "for (int j = 8; j > 0; j /= 2) for (int q = 0; q < j; q++) s[q] += s[q + j];");
-      ep(e, "acc = s[0] / %s;", c_lit(e, ct, (double)S));
-    }
-    ep(e, "Y0[nc] = acc;");
+    ep(e, "%s acc;", CT);
+    emit_lane_reduce(e, CT, "acc", S, "xp[i]", kind == POOL_MAX, c_lowest(e, ct));
+    ep(e, "Y0[nc] = %s;", kind == POOL_MAX ? "acc" : fmt(e, "acc / %s", c_lit(e, ct, (double)S)));
     ep(e, "}");
     return;
   }
@@ -1497,39 +1531,6 @@ static void instnorm_infer(Ctx *ctx, Node *n) {
   require_numel(ctx, n, 1, x->dims[1], "scale");
   require_numel(ctx, n, 2, x->dims[1], "bias");
   value_set_shape(n->outputs[0], x->dtype, x->rank, x->dims);
-}
-
-/* Emits `dst = sum over i < cnt of expr` (expr reads the index i): long sums in 16 partial sums
-   (i mod 16), which vectorize, then combined pairwise; one running sum is a chain of dependent
-   adds, one per element. */
-static void emit_lane_sum(Emit *e, const char *CT, const char *dst, int64_t cnt, const char *expr) {
-  if (cnt < 32) {
-    ep(e, "%s = 0;", dst);
-    loop(e, "i", cnt);
-    ep(e, "%s += %s;", dst, expr);
-    ep(e, "}");
-    return;
-  }
-  ep(e, "{");
-  ep(e, "%s ls[16];", CT);
-  ep(e, "%s i0 = 0;", IT);
-  ep(e, "for (int q = 0; q < 16; q++) ls[q] = 0;");
-  ep(e, "for (; i0 + 16 <= %lld; i0 += 16) {", LL(cnt));
-  ep(e, "for (int q = 0; q < 16; q++) {");
-  ep(e, "const %s i = i0 + q;", IT);
-  ep(e, "ls[q] += %s;", expr);
-  ep(e, "}");
-  ep(e, "}");
-  if (cnt % 16) {
-    ep(e, "for (int q = 0; q < %d; q++) {", (int)(cnt % 16));
-    ep(e, "const %s i = i0 + q;", IT);
-    ep(e, "ls[q] += %s;", expr);
-    ep(e, "}");
-  }
-  ep(e, "for (int q = 8; q > 0; q /= 2)");
-  ep(e, "for (int r = 0; r < q; r++) ls[r] += ls[r + q];");
-  ep(e, "%s = ls[0];", dst);
-  ep(e, "}");
 }
 
 /* Emits mean and (population) variance of `cnt` elements at xp[0..cnt) into mean/var. */

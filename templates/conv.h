@@ -828,8 +828,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
    ((R - 1) S + KH) * C * S * Wp floats, Wp = onnxc_conv_sc_wp(OW, KW, S, PW). */
 #define ONNXC_SCMAX 256
 ONNXC_MAYBE_UNUSED static int onnxc_conv_sc_wp(int OW, int KW, int S, int PW) {
-  const int L = (PW + S - 1) / S, qmax = (KW - 1 - PW) >= 0 ? (KW - 1 - PW) / S : -((PW - KW + 1 + S - 1) / S);
-  return (OW + 15) / 16 * 16 + L + (qmax > 0 ? qmax : 0) + 1;
+  const int L = (PW + S - 1) / S, qmax = KW - 1 - PW >= 0 ? (KW - 1 - PW) / S : 0; /* as conv_info (ops_nn.c) */
+  return (OW + 15) / 16 * 16 + L + qmax + 1;
 }
 
 #if defined(__GNUC__)

@@ -329,11 +329,16 @@ ONNXC_UK_DEF(onnxc_uk3, 3)
    epilogue e (if not NULL) for the tile at rows m0.., columns n0.. of the whole product.  pf (if
    not NULL): the next B strip, prefetched row by row (B rows of an NCHW input are far apart:
    more streams than the hardware prefetchers follow). */
+ONNXC_MAYBE_UNUSED static void onnxc_ukb(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf, int nfull,
+                                         long astep, int kcl, const float *Al) {
+  if (nr > 32) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, nfull, astep, kcl, Al);
+  else if (nr > 16) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, nfull, astep, kcl, Al);
+  else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, nfull, astep, kcl, Al);
+}
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
-  if (nr > 32) onnxc_uk3(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
-  else if (nr > 16) onnxc_uk2(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
-  else onnxc_uk1(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
+  onnxc_ukb(kc, A, B, ldb, C, ldc, mr, nr, acc, e, m0, n0, pf, 1, 0, 0, A);
 }
 
 /* C = epilogue(A B) with A packed (onnxc_pack_a layout) over more than one k block: each tile
@@ -353,10 +358,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *
       const int mr = M - m0 < 8 ? M - m0 : 8;
       const float *a = A + (long)(m0 / 8) * 8 * ONNXC_KC, *al = A + nfull * astep + (long)(m0 / 8) * 8 * kcl;
       const float *pf = m0 == 0 && s + 1 < ns ? B + n1 : (const float *)0;
-      float *c = C + (long)m0 * ldc + n0;
-      if (nr > 32) onnxc_uk3(ONNXC_KC, a, B + n0, ldb, c, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
-      else if (nr > 16) onnxc_uk2(ONNXC_KC, a, B + n0, ldb, c, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
-      else onnxc_uk1(ONNXC_KC, a, B + n0, ldb, c, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
+      onnxc_ukb(ONNXC_KC, a, B + n0, ldb, C + (long)m0 * ldc + n0, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
     }
   }
 }
