@@ -90,26 +90,28 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
-/* 1 / (1 + e^-x) for float lanes, in fewer operations than through onnxc_exp16 (the SiLU and
-   sigmoid epilogues of EfficientNet-style networks run it on every activation): e^-x =
-   2^(n + f) with n = round(-x log2 e), f = -x log2 e - n by one FMA, 2^f by a degree-5
-   polynomial (relative error 3.5e-7 on [-1/2, 1/2]), then a reciprocal estimate and one Newton
-   step.  x is clamped at -87 (e^-x stays finite; below, the result is ~1e-38 instead of smaller);
-   relative error < 1.5e-6 elsewhere, 14 vector operations. */
-ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigmoid16(__m512 x) {
-  const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);
-  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-87.0f), x); /* NaN stays NaN (second operand) */
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, nl2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512 f = _mm512_fmsub_ps(xc, nl2e, n);
-  __m512 p = _mm512_set1_ps(1.2915651313960552e-3f), d, r;
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.668535552918911e-3f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5516887456178665e-2f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022264778614044e-1f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931464672088623e-1f));
-  p = _mm512_fmadd_ps(p, f, one);
-  d = _mm512_add_ps(one, _mm512_scalef_ps(p, n));
-  r = _mm512_rcp14_ps(d);
-  return _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));
+/* 1 + e^-x for float lanes: the denominator of the sigmoid and SiLU epilogues of
+   EfficientNet-style networks, which run on every activation, so they take a division by it
+   (the divider is its own unit; a reciprocal estimate plus a Newton step measured 15% slower in
+   a SiLU loop).  e^-x = 2^t, t = -x log2 e clamped to [-126, 126]; t + 1.5 2^19 rounds t to a
+   multiple of 1/16 (n) and leaves 16 n mod 16 in its low mantissa bits, which pick 2^(j/16)
+   from a 16-entry table (one permute); 2^(t - n), |t - n| <= 1/32, by a degree-3 polynomial;
+   then scaled by 2^floor(n).  Relative error < 1e-6; NaN stays NaN. */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
+  const __m512 magic = _mm512_set1_ps(786432.0f);
+  const __m512 tab = _mm512_setr_ps(1.0f, 1.0442737824274138f, 1.0905077326652577f, 1.1387886347566916f,
+                                    1.1892071150027210f, 1.2418578120734840f, 1.2968395546510096f,
+                                    1.3542555469368927f, 1.4142135623730951f, 1.4768261459394993f,
+                                    1.5422108254079407f, 1.6104903319492543f, 1.6817928305074290f,
+                                    1.7562521603732995f, 1.8340080864093424f, 1.9152065613971474f);
+  /* min/max return their second operand when one is NaN */
+  const __m512 t = _mm512_max_ps(_mm512_set1_ps(-126.0f),
+                                 _mm512_min_ps(_mm512_set1_ps(126.0f), _mm512_mul_ps(x, _mm512_set1_ps(-1.44269504088896341f))));
+  const __m512 u = _mm512_add_ps(t, magic), n = _mm512_sub_ps(u, magic), f = _mm512_sub_ps(t, n);
+  const __m512 T = _mm512_permutexvar_ps(_mm512_castps_si512(u), tab);
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(5.5504108664821580e-2f), f, _mm512_set1_ps(2.4022650695910071e-1f));
+  q = _mm512_fmadd_ps(q, f, _mm512_set1_ps(6.9314718055994531e-1f));
+  return _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(T, f), q, T), n));
 }
 
 /* erfc(x) for x >= 0 (Numerical Recipes erfcc, relative error < 1.2e-7). */
@@ -143,8 +145,8 @@ ONNXC_MAYBE_UNUSED static __m512 onnxc_act16(__m512 x, int act, float al, float 
   case ONNXC_ACT_RELU: return _mm512_max_ps(x, zero);
   case ONNXC_ACT_CLIP: return _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(al)), _mm512_set1_ps(be));
   case ONNXC_ACT_LEAKY: return _mm512_mask_mul_ps(x, _mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x, _mm512_set1_ps(al));
-  case ONNXC_ACT_SIGMOID: return onnxc_sigmoid16(x);
-  case ONNXC_ACT_SILU: return _mm512_mul_ps(x, onnxc_sigmoid16(x));
+  case ONNXC_ACT_SIGMOID: return _mm512_div_ps(one, onnxc_sigden16(x));
+  case ONNXC_ACT_SILU: return _mm512_div_ps(x, onnxc_sigden16(x));
   case ONNXC_ACT_HARDSIGMOID:
   case ONNXC_ACT_HARDSWISH:
     t = _mm512_fmadd_ps(_mm512_set1_ps(al), x, _mm512_set1_ps(be));
@@ -238,8 +240,7 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
   }
   if (e->act == ONNXC_ACT_SILU || e->act == ONNXC_ACT_SIGMOID) {
     /* inline (a call from a micro-kernel's epilogue spills every accumulator) */
-    const __m512 r = onnxc_sigmoid16(x);
-    return e->act == ONNXC_ACT_SILU ? _mm512_mul_ps(x, r) : r;
+    return _mm512_div_ps(e->act == ONNXC_ACT_SILU ? x : _mm512_set1_ps(1.0f), onnxc_sigden16(x));
   }
   return e->act ? onnxc_act16(x, e->act, e->alpha, e->beta) : x;
 }
@@ -348,8 +349,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
 #define ONNXC_HAVE_SGEMM_KK 1
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *A, const float *B, long ldb, float *C,
                                               long ldc, const onnxc_epi *e) {
-  const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
   const int Mp = (M + 7) / 8 * 8, nfull = K / ONNXC_KC, kcl = K - nfull * ONNXC_KC;
+  const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
   const long astep = (long)ONNXC_KC * Mp;
   int s, m0;
   for (s = 0; s < ns; s++) {
@@ -359,6 +360,90 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *
       const float *a = A + (long)(m0 / 8) * 8 * ONNXC_KC, *al = A + nfull * astep + (long)(m0 / 8) * 8 * kcl;
       const float *pf = m0 == 0 && s + 1 < ns ? B + n1 : (const float *)0;
       onnxc_ukb(ONNXC_KC, a, B + n0, ldb, C + (long)m0 * ldc + n0, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
+    }
+  }
+}
+
+/* The last t <= 8 columns of a product whose other columns are whole 16-column vectors (N = 196
+   on 14x14 planes: 12 vectors and 4 columns): in a 16-column vector those few would leave most
+   lanes empty (13 vectors for 12.25 of work).  Here rows go in the lanes of 256-bit vectors
+   instead (for each k, the 8 rows of a packed panel are contiguous): 24 rows (3 panels) x t
+   columns of accumulators over the whole K, one B value broadcast per column and k.  The
+   epilogue runs in the same form, two columns per 512-bit vector (the row bias is one load, a
+   residual is gathered), then the tile is stored through a small buffer. */
+#define ONNXC_CT8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define ONNXC_CT_D(j) __m256 q0##j = _mm256_setzero_ps(), q1##j = q0##j, q2##j = q0##j;
+#define ONNXC_CT_F(j)                                                                          \
+  if (j < T_) {                                                                                \
+    const __m256 b_ = _mm256_broadcast_ss(b + j);                                              \
+    q0##j = _mm256_fmadd_ps(a0, b_, q0##j);                                                    \
+    q1##j = _mm256_fmadd_ps(a1, b_, q1##j);                                                    \
+    q2##j = _mm256_fmadd_ps(a2, b_, q2##j);                                                    \
+  }
+#define ONNXC_CT_S(j) \
+  if (j < T_) { _mm256_storeu_ps(tb + (0 * 8 + j) * 8, q0##j); _mm256_storeu_ps(tb + (1 * 8 + j) * 8, q1##j); _mm256_storeu_ps(tb + (2 * 8 + j) * 8, q2##j); }
+#define ONNXC_CT_DEF(NAME, T)                                                                              \
+  ONNXC_MAYBE_UNUSED static void NAME(int M, int K, const float *A, const float *B, long ldb, float *tb,      \
+                                      int m0) {                                                            \
+    const int T_ = T, Mp = (M + 7) / 8 * 8, np = (M - m0 + 7) / 8;                                         \
+    int k0, k;                                                                                             \
+    ONNXC_CT8(ONNXC_CT_D)                                                                                  \
+    for (k0 = 0; k0 < K; k0 += ONNXC_KC) {                                                                 \
+      const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;                                                \
+      const float *p0 = A + (long)k0 * Mp + (long)(m0 / 8) * 8 * kc;                                       \
+      /* panels past the last compute panel 0 again (discarded) */                                         \
+      const float *p1 = np > 1 ? p0 + 8L * kc : p0, *p2 = np > 2 ? p0 + 16L * kc : p0;                     \
+      const float *b = B + (long)k0 * ldb;                                                                 \
+      for (k = 0; k < kc; k++, b += ldb) {                                                                 \
+        const __m256 a0 = _mm256_loadu_ps(p0 + 8 * k), a1 = _mm256_loadu_ps(p1 + 8 * k);                  \
+        const __m256 a2 = _mm256_loadu_ps(p2 + 8 * k);                                                     \
+        ONNXC_CT8(ONNXC_CT_F)                                                                              \
+      }                                                                                                    \
+    }                                                                                                      \
+    ONNXC_CT8(ONNXC_CT_S)                                                                                  \
+  }
+ONNXC_CT_DEF(onnxc_ct1, 1)
+ONNXC_CT_DEF(onnxc_ct2, 2)
+ONNXC_CT_DEF(onnxc_ct3, 3)
+ONNXC_CT_DEF(onnxc_ct4, 4)
+ONNXC_CT_DEF(onnxc_ct5, 5)
+ONNXC_CT_DEF(onnxc_ct6, 6)
+ONNXC_CT_DEF(onnxc_ct7, 7)
+ONNXC_CT_DEF(onnxc_ct8, 8)
+#define ONNXC_HAVE_SGEMM_CT 1
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const float *A, const float *B, long ldb,
+                                              float *C, long ldc, const onnxc_epi *e) {
+  typedef void (*ct_fn)(int, int, const float *, const float *, long, float *, int);
+  static const ct_fn tab[8] = {onnxc_ct1, onnxc_ct2, onnxc_ct3, onnxc_ct4, onnxc_ct5, onnxc_ct6, onnxc_ct7, onnxc_ct8};
+  /* tb[(p * 8 + j) * 8 + i]: row m0 + 8 p + i, column n0 + j */
+  float tb[3 * 8 * 8];
+  int m0, p, j, i;
+  for (m0 = 0; m0 < M; m0 += 24) {
+    tab[t - 1](M, K, A, B + n0, ldb, tb, m0);
+    for (p = 0; p < 3 && m0 + 8 * p < M; p++) {
+      const int mr = M - m0 - 8 * p < 8 ? M - m0 - 8 * p : 8, r0 = m0 + 8 * p;
+      const __mmask16 rows = (__mmask16)(((1u << mr) - 1u) | (((1u << mr) - 1u) << 8));
+      if (e)
+        for (j = 0; j < t; j += 2) {
+          /* lanes 0-7: column j, lanes 8-15: column j + 1 (rows r0..r0+7 in both) */
+          __m512 x = _mm512_loadu_ps(tb + (p * 8 + j) * 8);
+          if (e->bias && !e->bias_cols)
+            x = _mm512_add_ps(x, _mm512_broadcast_f32x8(_mm256_maskz_loadu_ps((__mmask8)((1u << mr) - 1u), e->bias + r0)));
+          else if (e->bias)
+            x = _mm512_add_ps(x, _mm512_insertf32x8(_mm512_set1_ps(e->bias[n0 + j]), _mm256_set1_ps(e->bias[n0 + (j + 1 < t ? j + 1 : j)]), 1));
+          if (e->res) {
+            const __m512i ix = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7),
+                                                                   _mm512_set1_epi32((int)e->ldr)),
+                                                _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+            const __mmask16 g = j + 1 < t ? rows : (__mmask16)(rows & 0xff);
+            x = _mm512_add_ps(x, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), g, ix, e->res + (long)r0 * e->ldr + n0 + j, 4));
+          }
+          if (e->act == ONNXC_ACT_RELU) x = _mm512_max_ps(x, _mm512_setzero_ps());
+          else if (e->act) x = onnxc_act16(x, e->act, e->alpha, e->beta);
+          _mm512_storeu_ps(tb + (p * 8 + j) * 8, x);
+        }
+      for (i = 0; i < mr; i++)
+        for (j = 0; j < t; j++) C[(long)(r0 + i) * ldc + n0 + j] = tb[(p * 8 + j) * 8 + i];
     }
   }
 }
@@ -983,6 +1068,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm(int M, int N, int K, const float *A, 
     if (e) onnxc_epi_tile(e, C, ldc, 0, 1, 0, N);
     return;
   }
+#if defined(ONNXC_HAVE_SGEMM_CT)
+  if (N % 16 && N % 16 <= 8 && M >= 16) {
+    /* the last few columns with rows in the lanes; the rest in whole vectors (below) */
+    const int t = N % 16;
+    onnxc_sgemm_ct(M, K, N - t, t, A, B, ldb, C, ldc, e);
+    N -= t;
+    if (!N) return;
+  }
+#endif
 #if defined(ONNXC_HAVE_SGEMM_KK)
   /* few row panels (the projections of inverted-residual blocks); with many (the Winograd
      products of ResNet-18: M = 256, 512) an L1-resident B strip per k block measured faster */

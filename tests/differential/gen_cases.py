@@ -269,6 +269,11 @@ def draw_conv_geometry(c, kind):
         cg, mg = rng.randint(1, 150), rng.randint(1, 64)
         ks, ss, ds = [1] * nsp, [rng.choice([1, 1, 2])] * nsp, [1] * nsp
         sp = [rng.randint(1, 12) for _ in range(nsp)]
+        if rng.chance(0.4):
+            # bigger planes with 16 or more channels: columns past the last whole 16-column
+            # vector go through onnxc_sgemm_ct (rows in the lanes) on AVX-512
+            mg = rng.randint(16, 64)
+            sp = [rng.randint(9, 20) for _ in range(nsp)]
         pads = [0] * (2 * nsp)
     auto_pad = "NOTSET"
     if kind in ("generic", "depthwise", "same") and rng.chance(0.3):
