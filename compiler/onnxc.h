@@ -701,7 +701,12 @@ struct Emit {
   bool par_indep;       /* set by an emitter whose several parallel loops are independent */
   int64_t par_n;        /* elements of the largest grid-stride loop (threads the launch wants) */
   const char *const_qual;
+  /* weights of a later node that this node's GEMM kernels prefetch (onnxc_epi.pf), or NULL */
+  const char *pf_sym;
+  int64_t pf_bytes;
 };
+/* The onnxc_epi prefetch fields for the node being emitted: "(const char *)w12_x, 262144" */
+const char *emit_pf_fields(Emit *e);
 
 /* For ops with subgraphs (If/Loop/Scan): emits the calls that run `sub` inside the owner's
    node function, with the subgraph's arena at `base` (an expression inside the owner's

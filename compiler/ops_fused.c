@@ -64,9 +64,9 @@ static void dwblock_infer(Ctx *ctx, Node *n) {
   value_set_shape(n->outputs[0], y->dtype, y->rank, y->dims);
 }
 
-static const char *epi(Emit *e, const Node *c, const char *bias, const char *res, int64_t ldr) {
-  return fmt(e, "{%s, 0, %s, %lld, %d, %s, %s}", bias, res, LL(ldr), c->fuse_act, c_lit(e, DT_FLOAT, c->fuse_alpha),
-             c_lit(e, DT_FLOAT, c->fuse_beta));
+static const char *epi(Emit *e, const Node *c, const char *bias, const char *res, int64_t ldr, bool pf) {
+  return fmt(e, "{%s, 0, %s, %lld, %d, %s, %s, %s}", bias, res, LL(ldr), c->fuse_act, c_lit(e, DT_FLOAT, c->fuse_alpha),
+             c_lit(e, DT_FLOAT, c->fuse_beta), pf ? emit_pf_fields(e) : "(const char *)0, 0");
 }
 
 /* The opening of a kernel call (the task-split form with --threads). */
@@ -83,8 +83,8 @@ static void dwblock_emit(Emit *e, Node *n) {
   emit_use_template(e, "gemm");
   emit_use_template(e, "conv");
   ep(e, "float *s1 = (float *)W, *s2 = s1 + %lld;", LL(b->C * rin * b->IW));
-  ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0));
-  ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0));
+  ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
+  ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
   ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * IHW));
   ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * OHW));
@@ -114,7 +114,7 @@ static void dwblock_emit(Emit *e, Node *n) {
      LL(b->C), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->OW));
   if (b->pj) {
     const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
-    ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW));
+    ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
     ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", kc(e, "onnxc_sgemm"),
        LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
   } else {

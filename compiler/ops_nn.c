@@ -551,9 +551,9 @@ static void conv_emit_generic(Emit *e, Node *n, const ConvInfo *ci) {
 
 /* The onnxc_epi initializer of n's fused epilogue: bias (per row or column), addend, act. */
 static const char *epi_init(Emit *e, const Node *n, const char *bias, bool bias_cols, const char *res, int64_t ldr) {
-  return fmt(e, "{%s, %d, %s, %lld, %d, %s, %s}", bias ? bias : "(const float *)0", bias_cols ? 1 : 0,
+  return fmt(e, "{%s, %d, %s, %lld, %d, %s, %s, %s}", bias ? bias : "(const float *)0", bias_cols ? 1 : 0,
              res ? res : "(const float *)0", LL(ldr), n->fuse_act, c_lit(e, DT_FLOAT, n->fuse_alpha),
-             c_lit(e, DT_FLOAT, n->fuse_beta));
+             c_lit(e, DT_FLOAT, n->fuse_beta), emit_pf_fields(e));
 }
 
 /* The opening of a call of kernel fn: "fn(", or with --threads N its task-split form from
@@ -835,7 +835,7 @@ static void conv_emit(Emit *e, Node *n) {
       /* run-time float weights (training): the tile is computed once over all of K, so the
          template GEMM (A packed on the stack) writes it, adding the bias itself */
       emit_use_template(e, "gemm");
-      ep(e, "const onnxc_epi be = {%s, 0, 0, 0, 0, 0.0f, 0.0f};", node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci.Mg)) : "0");
+      ep(e, "const onnxc_epi be = {%s, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};", node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci.Mg)) : "0");
       ep(e, "onnxc_sgemm_a(%lld, jn, %lld, wg, %lld, 1, col, jn, yg + r0 * %lld, %lld, &be);", LL(ci.Mg), LL(KK), LL(KK),
          LL(OW), LL(ci.OHW));
     } else {

@@ -407,7 +407,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     const int nv = (int)((OHW + 15) / 16);
     __mmask16 mt[5 * 1024];
     __mmask16 *mT = mt, *mB = mt + nv, *mL = mt + 2 * nv, *mR = mt + 3 * nv, *mI = mt + 4 * nv;
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     int v, i, ow = 0;
     if (e) ev = *e;
     for (v = 0; v < nv; v++) {
@@ -460,7 +460,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     /* 3x3 "same", stride 1 (or "same" across only: PH = 0, two more input rows than output
        rows): rows of 16-column vectors; only the first and last vector of a row need column
        masks, rows outside the input are skipped */
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     if (e) ev = *e;
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
@@ -502,7 +502,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   if (SH == 2 && SW == 2 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH <= 1 && PW == 1 && OW >= 2) {
     /* 3x3, stride 2: input columns 2ow-1, 2ow, 2ow+1 of 16 outputs are the odd lanes of the 32
        columns from 2ow0-2 and the even and odd lanes of the 32 from 2ow0 */
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     if (e) ev = *e;
@@ -555,7 +555,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     const int KP = KH * KW, nv = (int)((OHW + 15) / 16);
     __mmask16 tab[16 * ONNXC_KPMAX];
     int sh[ONNXC_KPMAX], v, t;
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     if (e) ev = *e;
     for (t = 0; t < KP; t++) {
       const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
@@ -594,7 +594,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   if (SW == 1 && KW <= 16 && KH * KW <= 64) {
     /* column stride 1 (any row stride), any kernel: rows of 16-column vectors, per vector one
        column mask per kw (all ones inside the row), input rows outside the plane skipped */
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     if (e) ev = *e;
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
@@ -650,7 +650,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     /* column stride 2 (any row stride), any kernel: 16 outputs of a row read 32 input columns
        per tap (two loads, the even lanes kept); two output rows share each weight broadcast */
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     if (e) ev = *e;
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
@@ -700,7 +700,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   }
   if (SW <= 2 && KW <= 64 && KH * KW <= 256 && (long)span * SW * LW <= ONNXC_DWBUF) {
     float buf[ONNXC_DWBUF];
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const int slot = SW * LW; /* floats per ring slot */

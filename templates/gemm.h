@@ -51,7 +51,27 @@ typedef struct onnxc_epi {
   long ldr;
   int act;           /* ONNXC_ACT_*; CLIP: [alpha, beta]; LEAKY: alpha; HARD*: alpha x + beta */
   float alpha, beta;
+  /* NULL, or bytes of a later node's weights (pfn of them) that the product's tiles prefetch
+     into L2 while they compute, a slice each (onnxc_pf_slice): a layer's weights are read once
+     per inference, and the first tiles would otherwise wait for them */
+  const char *pf;
+  long pfn;
 } onnxc_epi;
+
+/* Prefetches slice i of n of e->pf[0..pfn) (nothing without a prefetch instruction). */
+ONNXC_MAYBE_UNUSED static inline void onnxc_pf_slice(const onnxc_epi *e, long i, long n) {
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
+  if (e && e->pf) {
+    const long lines = (e->pfn + 63) / 64, a = lines * i / n, b = lines * (i + 1) / n;
+    long l;
+    for (l = a; l < b; l++) _mm_prefetch(e->pf + 64 * l, _MM_HINT_T1);
+  }
+#else
+  (void)e;
+  (void)i;
+  (void)n;
+#endif
+}
 
 /* Scalar activation (the reference for the vector forms). */
 ONNXC_MAYBE_UNUSED static inline float onnxc_act1(float x, int act, float al, float be) {
@@ -272,7 +292,7 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
   }
 /* a local copy of the epilogue: stores to C cannot change it, so it is read once */
 #define ONNXC_EV                                      \
-  onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f};        \
+  onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};  \
   if (e) ev_ = *e;
 #define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
 #define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
@@ -359,6 +379,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *
       const int mr = M - m0 < 8 ? M - m0 : 8;
       const float *a = A + (long)(m0 / 8) * 8 * ONNXC_KC, *al = A + nfull * astep + (long)(m0 / 8) * 8 * kcl;
       const float *pf = m0 == 0 && s + 1 < ns ? B + n1 : (const float *)0;
+      onnxc_pf_slice(e, (long)s * (Mp / 8) + m0 / 8, (long)ns * (Mp / 8));
       onnxc_ukb(ONNXC_KC, a, B + n0, ldb, C + (long)m0 * ldc + n0, ldc, mr, nr, 0, e, m0, n0, pf, nfull, astep, kcl, al);
     }
   }
@@ -883,6 +904,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_t(int M, int N, int K, const float *Q
     for (t = 0; t < nt; t++) {
       const int j0 = (int)((long)N * t / nt), j1 = (int)((long)N * (t + 1) / nt);
       const char *pf = (const char *)(Q + (long)(p + 48 < M ? p + 48 : p) * K) + (p + 48 < M ? (long)t * pfs * K : 0);
+      onnxc_pf_slice(e, (long)(p / 48) * nt + t, (long)((M + 47) / 48) * nt);
       onnxc_ukt(K, Q + (long)p * K, B + j0, ldb, C + (long)p * ldc + j0, ldc, M - p < 48 ? M - p : 48, j1 - j0, 0, e,
                 p, j0, pf, p + 48 < M ? pfs : 0);
     }
@@ -1052,6 +1074,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemm_blk(int M, int N, int kc, const float 
         }
       }
 #endif
+      onnxc_pf_slice(e, (long)s * ((M + ONNXC_MR - 1) / ONNXC_MR) + m0 / ONNXC_MR, (long)ns * ((M + ONNXC_MR - 1) / ONNXC_MR));
       onnxc_uk(kc, A + (long)(m0 / 8) * astride + m0 % 8, B + n0, ldb, C + (long)m0 * ldc + n0, ldc, mr, nr, acc, e,
                m0, n0, pf);
     }

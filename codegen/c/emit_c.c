@@ -622,6 +622,41 @@ static void emit_node_fn(Emit *e, Node *n) {
 
 static bool emit_skipped(const Node *n) { return n->elided; }
 
+/* The weights a GEMM kernel of the node at schedule step s prefetches for a later one
+   (onnxc_epi.pf): the largest float constant of the next node within two steps that has one of
+   at least 32 KiB, its first 256 KiB (more would push the running node's own data out of a
+   1 MiB L2).  Only constants emitted as arrays (not --weights blobs, whose base is a run
+   parameter the node function does not see). */
+#define PF_MIN_BYTES (32 * 1024)
+#define PF_MAX_BYTES (256 * 1024)
+static void pick_prefetch(Emit *e, Graph *g, int s) {
+  e->pf_sym = NULL;
+  e->pf_bytes = 0;
+  if (e->cuda) return;
+  for (int t = s + 1, seen = 0; t < g->sched.n && seen < 2; t++) {
+    Node *m = g->sched.v[t];
+    if (emit_skipped(m)) continue;
+    seen++;
+    const Value *best = NULL;
+    for (int k = 0; k < m->n_inputs; k++) {
+      const Value *v = m->inputs[k];
+      if (v && v->data && v->dtype == DT_FLOAT && v->cname && v->cname[0] == 'w' && value_bytes(v) >= PF_MIN_BYTES &&
+          (!best || value_bytes(v) > value_bytes(best)))
+        best = v;
+    }
+    if (best) {
+      e->pf_sym = best->cname;
+      e->pf_bytes = value_bytes(best) < PF_MAX_BYTES ? value_bytes(best) : PF_MAX_BYTES;
+      return;
+    }
+  }
+}
+
+const char *emit_pf_fields(Emit *e) {
+  if (!e->pf_sym) return "(const char *)0, 0";
+  return fmt(e, "(const char *)%s, %lld", e->pf_sym, (long long)e->pf_bytes);
+}
+
 /* Emits the node functions of g, those of nested subgraphs first (C has no nested functions). */
 static void emit_node_fns(Emit *e, Graph *g) {
   for (int s = 0; s < g->sched.n; s++) {
@@ -632,6 +667,7 @@ static void emit_node_fns(Emit *e, Graph *g) {
     n->fn_id = e->fn_counter++;
     Node *saved = e->node;
     int saved_indent = e->indent;
+    pick_prefetch(e, g, s);
     emit_node_fn(e, n);
     e->node = saved;
     e->indent = saved_indent;

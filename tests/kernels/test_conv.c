@@ -30,7 +30,7 @@ static void one2(int CO, int mult, int IH, int IW, int K, int SH, int SW, int PH
   float *x = calloc((size_t)(CI * IHW), sizeof(float)), *w = calloc((size_t)(CO * K * K), sizeof(float));
   float *y = calloc((size_t)(CO * OHW), sizeof(float)), *r = calloc((size_t)(CO * OHW), sizeof(float));
   float bias[16];
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
   int oc, oh, ow, kh, kw, i;
   for (i = 0; i < CI * IHW; i++) x[i] = frand();
   for (i = 0; i < CO * K * K; i++) w[i] = frand();
@@ -80,7 +80,7 @@ static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
   float *x = calloc((size_t)(C * N), sizeof(float)), *w = calloc((size_t)(M * K), sizeof(float));
   float *wp = calloc((size_t)((M + 7) / 8 * 8 * K), sizeof(float)), *y = calloc((size_t)(M * N), sizeof(float));
   float *r = calloc((size_t)(M * N), sizeof(float)), *bias = calloc((size_t)M, sizeof(float));
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
   int m, c, oh, ow, kh, kw, i;
   for (i = 0; i < C * N; i++) x[i] = frand();
   for (i = 0; i < M * K; i++) w[i] = frand();
@@ -137,7 +137,7 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
   float *u = calloc((size_t)(A * A * Mp * C), sizeof(float)), *t = calloc((size_t)(M * C), sizeof(float));
   float *y = calloc((size_t)(M * N), sizeof(float)), *r = calloc((size_t)(M * N), sizeof(float));
   float *bias = calloc((size_t)M, sizeof(float)), *sc = calloc((size_t)(A * A * (ld1 + ld2) + 1), sizeof(float));
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
   int m, c, oh, ow, kh, kw, i, j;
   (void)TX;
   for (i = 0; i < C * N; i++) x[i] = frand();

@@ -57,7 +57,7 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
   float *R = calloc((size_t)(M * ldr), sizeof(float)), *bias = calloc((size_t)(M > N ? M : N), sizeof(float));
   float *S = calloc((size_t)(K * N), sizeof(float));
   double *want = calloc((size_t)(M * N), sizeof(double)), *mag = calloc((size_t)(M * N), sizeof(double));
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
   int i, m, n, k, s;
   for (i = 0; i < M * K; i++) A[i] = frand();
   for (i = 0; i < K * N; i++) B[i] = frand();
