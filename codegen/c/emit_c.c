@@ -623,17 +623,19 @@ static void emit_node_fn(Emit *e, Node *n) {
 static bool emit_skipped(const Node *n) { return n->elided; }
 
 /* The weights a GEMM kernel of the node at schedule step s prefetches for a later one
-   (onnxc_epi.pf): the largest float constant of the next node within two steps that has one of
-   at least 32 KiB, its first 256 KiB (more would push the running node's own data out of a
-   1 MiB L2).  Only constants emitted as arrays (not --weights blobs, whose base is a run
-   parameter the node function does not see). */
+   (onnxc_epi.pf): the largest of the weights packed for a GEMM kernel (packed_w/_wt/_b,
+   winograd_w, gemv_w; >= 32 KiB) of the first node within six steps that has them, their first
+   256 KiB (more would push the running node's own data out of a 1 MiB L2).  Six steps: from an
+   inverted-residual block's expansion over the depthwise convolution and a squeeze-excitation
+   (pool, two small 1x1 convolutions, scale) to its projection.  Only constants emitted as arrays
+   (not --weights blobs, whose base is a run parameter the node function does not see). */
 #define PF_MIN_BYTES (32 * 1024)
 #define PF_MAX_BYTES (256 * 1024)
 static void pick_prefetch(Emit *e, Graph *g, int s) {
   e->pf_sym = NULL;
   e->pf_bytes = 0;
   if (e->cuda) return;
-  for (int t = s + 1, seen = 0; t < g->sched.n && seen < 2; t++) {
+  for (int t = s + 1, seen = 0; t < g->sched.n && seen < 6; t++) {
     Node *m = g->sched.v[t];
     if (emit_skipped(m)) continue;
     seen++;
@@ -641,6 +643,7 @@ static void pick_prefetch(Emit *e, Graph *g, int s) {
     for (int k = 0; k < m->n_inputs; k++) {
       const Value *v = m->inputs[k];
       if (v && v->data && v->dtype == DT_FLOAT && v->cname && v->cname[0] == 'w' && value_bytes(v) >= PF_MIN_BYTES &&
+          (!strncmp(v->name, "packed_", 7) || !strcmp(v->name, "winograd_w") || !strcmp(v->name, "gemv_w")) &&
           (!best || value_bytes(v) > value_bytes(best)))
         best = v;
     }
