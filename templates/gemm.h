@@ -385,13 +385,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *
   }
 }
 
+#if defined(__AVX512VL__) && defined(__AVX512DQ__) /* 256-bit masked forms, 8-float broadcasts */
 /* The last t <= 8 columns of a product whose other columns are whole 16-column vectors (N = 196
    on 14x14 planes: 12 vectors and 4 columns): in a 16-column vector those few would leave most
    lanes empty (13 vectors for 12.25 of work).  Here rows go in the lanes of 256-bit vectors
    instead (for each k, the 8 rows of a packed panel are contiguous): 24 rows (3 panels) x t
    columns of accumulators over the whole K, one B value broadcast per column and k.  The
    epilogue runs in the same form, two columns per 512-bit vector (the row bias is one load, a
-   residual is gathered), then the tile is stored through a small buffer. */
+   residual is gathered), then each 8 x 8 block is transposed into rows (masked stores; the
+   scalar stores it replaces cost more than the FMAs where K is small). */
 #define ONNXC_CT8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define ONNXC_CT_D(j) __m256 q0##j = _mm256_setzero_ps(), q1##j = q0##j, q2##j = q0##j;
 #define ONNXC_CT_F(j)                                                                          \
@@ -436,8 +438,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
                                               float *C, long ldc, const onnxc_epi *e) {
   typedef void (*ct_fn)(int, int, const float *, const float *, long, float *, int);
   static const ct_fn tab[8] = {onnxc_ct1, onnxc_ct2, onnxc_ct3, onnxc_ct4, onnxc_ct5, onnxc_ct6, onnxc_ct7, onnxc_ct8};
-  /* tb[(p * 8 + j) * 8 + i]: row m0 + 8 p + i, column n0 + j */
-  float tb[3 * 8 * 8];
+  /* tb[(p * 8 + j) * 8 + i]: row m0 + 8 p + i, column n0 + j (columns past t stay zero) */
+  float tb[3 * 8 * 8] = {0};
+  const __mmask8 cols = (__mmask8)((1u << t) - 1u);
   int m0, p, j, i;
   for (m0 = 0; m0 < M; m0 += 24) {
     tab[t - 1](M, K, A, B + n0, ldb, tb, m0);
@@ -463,11 +466,30 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
           else if (e->act) x = onnxc_act16(x, e->act, e->alpha, e->beta);
           _mm512_storeu_ps(tb + (p * 8 + j) * 8, x);
         }
-      for (i = 0; i < mr; i++)
-        for (j = 0; j < t; j++) C[(long)(r0 + i) * ldc + n0 + j] = tb[(p * 8 + j) * 8 + i];
+      {
+        /* 8 x 8 transpose: columns (rows in lanes) -> rows of t columns */
+        __m256 r[8], q[8];
+        for (j = 0; j < 8; j++) r[j] = _mm256_loadu_ps(tb + (p * 8 + j) * 8);
+        for (j = 0; j < 8; j += 2) {
+          q[j] = _mm256_unpacklo_ps(r[j], r[j + 1]);
+          q[j + 1] = _mm256_unpackhi_ps(r[j], r[j + 1]);
+        }
+        for (j = 0; j < 8; j += 4) {
+          r[j] = _mm256_shuffle_ps(q[j], q[j + 2], 0x44);
+          r[j + 1] = _mm256_shuffle_ps(q[j], q[j + 2], 0xEE);
+          r[j + 2] = _mm256_shuffle_ps(q[j + 1], q[j + 3], 0x44);
+          r[j + 3] = _mm256_shuffle_ps(q[j + 1], q[j + 3], 0xEE);
+        }
+        for (j = 0; j < 4; j++) {
+          q[j] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x20);
+          q[j + 4] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x31);
+        }
+        for (i = 0; i < mr; i++) _mm256_mask_storeu_ps(C + (long)(r0 + i) * ldc + n0, cols, q[i]);
+      }
     }
   }
 }
+#endif
 #elif defined(ONNXC_AVX2)
 ONNXC_MAYBE_UNUSED static inline __m256i onnxc_mask8(int n) {
   const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
