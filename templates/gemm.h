@@ -369,8 +369,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
 #define ONNXC_HAVE_SGEMM_KK 1
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *A, const float *B, long ldb, float *C,
                                               long ldc, const onnxc_epi *e) {
-  const int Mp = (M + 7) / 8 * 8, nfull = K / ONNXC_KC, kcl = K - nfull * ONNXC_KC;
   const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
+  const int Mp = (M + 7) / 8 * 8, nfull = K / ONNXC_KC, kcl = K - nfull * ONNXC_KC;
   const long astep = (long)ONNXC_KC * Mp;
   int s, m0;
   for (s = 0; s < ns; s++) {
@@ -386,6 +386,27 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *
 }
 
 #if defined(__AVX512VL__) && defined(__AVX512DQ__) /* 256-bit masked forms, 8-float broadcasts */
+/* r[0..8) := its 8 x 8 transpose (lane j of r[i] <-> lane i of r[j]) */
+ONNXC_MAYBE_UNUSED static inline void onnxc_tr8(__m256 *r) {
+  __m256 q[8];
+  int i;
+  for (i = 0; i < 8; i += 2) {
+    q[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    q[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(q[i], q[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(q[i], q[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(q[i + 1], q[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(q[i + 1], q[i + 3], 0xEE);
+  }
+  for (i = 0; i < 4; i++) {
+    q[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    q[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (i = 0; i < 8; i++) r[i] = q[i];
+}
+
 /* The last t <= 8 columns of a product whose other columns are whole 16-column vectors (N = 196
    on 14x14 planes: 12 vectors and 4 columns): in a 16-column vector those few would leave most
    lanes empty (13 vectors for 12.25 of work).  Here rows go in the lanes of 256-bit vectors
@@ -441,6 +462,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
   /* tb[(p * 8 + j) * 8 + i]: row m0 + 8 p + i, column n0 + j (columns past t stay zero) */
   float tb[3 * 8 * 8] = {0};
   const __mmask8 cols = (__mmask8)((1u << t) - 1u);
+  /* residual gather offsets: row i of column j (lanes 0-7) and of column j + 1 (lanes 8-15) */
+  const __m512i ix = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7),
+                                                         _mm512_set1_epi32(e ? (int)e->ldr : 0)),
+                                      _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
   int m0, p, j, i;
   for (m0 = 0; m0 < M; m0 += 24) {
     tab[t - 1](M, K, A, B + n0, ldb, tb, m0);
@@ -456,9 +481,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
           else if (e->bias)
             x = _mm512_add_ps(x, _mm512_insertf32x8(_mm512_set1_ps(e->bias[n0 + j]), _mm256_set1_ps(e->bias[n0 + (j + 1 < t ? j + 1 : j)]), 1));
           if (e->res) {
-            const __m512i ix = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7),
-                                                                   _mm512_set1_epi32((int)e->ldr)),
-                                                _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
             const __mmask16 g = j + 1 < t ? rows : (__mmask16)(rows & 0xff);
             x = _mm512_add_ps(x, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), g, ix, e->res + (long)r0 * e->ldr + n0 + j, 4));
           }
@@ -467,24 +489,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
           _mm512_storeu_ps(tb + (p * 8 + j) * 8, x);
         }
       {
-        /* 8 x 8 transpose: columns (rows in lanes) -> rows of t columns */
-        __m256 r[8], q[8];
+        /* columns (rows in lanes) -> rows of t columns */
+        __m256 r[8];
         for (j = 0; j < 8; j++) r[j] = _mm256_loadu_ps(tb + (p * 8 + j) * 8);
-        for (j = 0; j < 8; j += 2) {
-          q[j] = _mm256_unpacklo_ps(r[j], r[j + 1]);
-          q[j + 1] = _mm256_unpackhi_ps(r[j], r[j + 1]);
-        }
-        for (j = 0; j < 8; j += 4) {
-          r[j] = _mm256_shuffle_ps(q[j], q[j + 2], 0x44);
-          r[j + 1] = _mm256_shuffle_ps(q[j], q[j + 2], 0xEE);
-          r[j + 2] = _mm256_shuffle_ps(q[j + 1], q[j + 3], 0x44);
-          r[j + 3] = _mm256_shuffle_ps(q[j + 1], q[j + 3], 0xEE);
-        }
-        for (j = 0; j < 4; j++) {
-          q[j] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x20);
-          q[j + 4] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x31);
-        }
-        for (i = 0; i < mr; i++) _mm256_mask_storeu_ps(C + (long)(r0 + i) * ldc + n0, cols, q[i]);
+        onnxc_tr8(r);
+        for (i = 0; i < mr; i++) _mm256_mask_storeu_ps(C + (long)(r0 + i) * ldc + n0, cols, r[i]);
       }
     }
   }
