@@ -294,6 +294,20 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
 #define ONNXC_EV                                      \
   onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};  \
   if (e) ev_ = *e;
+/* the common epilogues without a switch per vector (the tile's sums are final and the bias, if
+   any, started them): plain stores, a clamp (Relu: [0, inf), Clip: [alpha, beta]) or SiLU */
+#define ONNXC_SVP(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, c##r##v);
+#define ONNXC_SVC(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_min_ps(_mm512_max_ps(c##r##v, lo_), hi_));
+#define ONNXC_SVS(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_div_ps(c##r##v, onnxc_sigden16(c##r##v)));
+#define ONNXC_SS1(r) if (r < mr) { ONNXC_SVS(r, 0) }
+#define ONNXC_SS2(r) if (r < mr) { ONNXC_SVS(r, 0) ONNXC_SVS(r, 1) }
+#define ONNXC_SS3(r) if (r < mr) { ONNXC_SVS(r, 0) ONNXC_SVS(r, 1) ONNXC_SVS(r, 2) }
+#define ONNXC_SP1(r) if (r < mr) { ONNXC_SVP(r, 0) }
+#define ONNXC_SP2(r) if (r < mr) { ONNXC_SVP(r, 0) ONNXC_SVP(r, 1) }
+#define ONNXC_SP3(r) if (r < mr) { ONNXC_SVP(r, 0) ONNXC_SVP(r, 1) ONNXC_SVP(r, 2) }
+#define ONNXC_SC1(r) if (r < mr) { ONNXC_SVC(r, 0) }
+#define ONNXC_SC2(r) if (r < mr) { ONNXC_SVC(r, 0) ONNXC_SVC(r, 1) }
+#define ONNXC_SC3(r) if (r < mr) { ONNXC_SVC(r, 0) ONNXC_SVC(r, 1) ONNXC_SVC(r, 2) }
 #define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
 #define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
 #define ONNXC_S3(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) ONNXC_SV(r, 2) }
@@ -340,7 +354,17 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
     for (k = 0; k < kcl; k++) ONNXC_UK_STEP(NV)                                                             \
     ONNXC_EV                                                                                                \
     if (pb_) ev_.bias = (const float *)0;                                                                   \
-    ONNXC_ROWS8(ONNXC_S##NV)                                                                                \
+    if (acc || ev_.bias || ev_.res || (ev_.act > ONNXC_ACT_CLIP && ev_.act != ONNXC_ACT_SILU)) {           \
+      ONNXC_ROWS8(ONNXC_S##NV)                                                                              \
+    } else if (ev_.act == ONNXC_ACT_SILU) {                                                                \
+      ONNXC_ROWS8(ONNXC_SS##NV)                                                                             \
+    } else if (ev_.act == ONNXC_ACT_NONE) {                                                                \
+      ONNXC_ROWS8(ONNXC_SP##NV)                                                                             \
+    } else {                                                                                                \
+      const __m512 lo_ = _mm512_set1_ps(ev_.act == ONNXC_ACT_RELU ? 0.0f : ev_.alpha);                      \
+      const __m512 hi_ = ev_.act == ONNXC_ACT_RELU ? _mm512_set1_ps(INFINITY) : _mm512_set1_ps(ev_.beta);   \
+      ONNXC_ROWS8(ONNXC_SC##NV)                                                                             \
+    }                                                                                                       \
   }
 ONNXC_UK_DEF(onnxc_uk1, 1)
 ONNXC_UK_DEF(onnxc_uk2, 2)
@@ -565,6 +589,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
     float *cp_ = C + (long)r * ldc + 4 * v;                                                     \
     vst1q_f32(cp_, acc ? vaddq_f32(c##r##v, vld1q_f32(cp_)) : c##r##v);                        \
   }
+/* the common epilogues without a switch per vector (the tile's sums are final and the bias, if
+   any, started them): plain stores, a clamp (Relu: [0, inf), Clip: [alpha, beta]) or SiLU */
+#define ONNXC_SVP(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, c##r##v);
+#define ONNXC_SVC(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_min_ps(_mm512_max_ps(c##r##v, lo_), hi_));
+#define ONNXC_SP1(r) if (r < mr) { ONNXC_SVP(r, 0) }
+#define ONNXC_SP2(r) if (r < mr) { ONNXC_SVP(r, 0) ONNXC_SVP(r, 1) }
+#define ONNXC_SP3(r) if (r < mr) { ONNXC_SVP(r, 0) ONNXC_SVP(r, 1) ONNXC_SVP(r, 2) }
+#define ONNXC_SC1(r) if (r < mr) { ONNXC_SVC(r, 0) }
+#define ONNXC_SC2(r) if (r < mr) { ONNXC_SVC(r, 0) ONNXC_SVC(r, 1) }
+#define ONNXC_SC3(r) if (r < mr) { ONNXC_SVC(r, 0) ONNXC_SVC(r, 1) ONNXC_SVC(r, 2) }
 #define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
 #define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
 #define ONNXC_S3(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) ONNXC_SV(r, 2) }
@@ -713,6 +747,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv4(int w, int K, const float *a, long ld
 }
 #endif
 
+/* Column offsets of the eight vectors of a 128-column strip of w columns: a vector with no
+   columns loads from and stores to (nothing at) the strip's start, not past the end of an array. */
+#define ONNXC_GEMV_OFFS(w)                                                                           \
+  const int o1 = (w) > 16 ? 16 : 0, o2 = (w) > 32 ? 32 : 0, o3 = (w) > 48 ? 48 : 0, o4 = (w) > 64 ? 64 : 0; \
+  const int o5 = (w) > 80 ? 80 : 0, o6 = (w) > 96 ? 96 : 0, o7 = (w) > 112 ? 112 : 0;
+
 /* One-row product (M = 1, e.g. a batch-1 fully connected layer): c[n] = sum_k a[k] B[k][n],
    columns in strips of 128 (AVX-512) so that eight accumulators hide the FMA latency. */
 ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda, const float *B, long ldb, float *c) {
@@ -725,27 +765,28 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda
     const int w = N - n0;
     const __mmask16 m0 = ONNXC_MASK16(w), m1 = ONNXC_MASK16(w - 16), m2 = ONNXC_MASK16(w - 32), m3 = ONNXC_MASK16(w - 48);
     const __mmask16 m4 = ONNXC_MASK16(w - 64), m5 = ONNXC_MASK16(w - 80), m6 = ONNXC_MASK16(w - 96), m7 = ONNXC_MASK16(w - 112);
+    ONNXC_GEMV_OFFS(w)
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
     const float *b = B + n0;
     for (k = 0; k < K; k++, b += ldb) {
       const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
       s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
-      s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
-      s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
-      s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
-      s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
-      s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
-      s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
-      s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
+      s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + o1), s1);
+      s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + o2), s2);
+      s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + o3), s3);
+      s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + o4), s4);
+      s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + o5), s5);
+      s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + o6), s6);
+      s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + o7), s7);
     }
     _mm512_mask_storeu_ps(c + n0, m0, s0);
-    _mm512_mask_storeu_ps(c + n0 + 16, m1, s1);
-    _mm512_mask_storeu_ps(c + n0 + 32, m2, s2);
-    _mm512_mask_storeu_ps(c + n0 + 48, m3, s3);
-    _mm512_mask_storeu_ps(c + n0 + 64, m4, s4);
-    _mm512_mask_storeu_ps(c + n0 + 80, m5, s5);
-    _mm512_mask_storeu_ps(c + n0 + 96, m6, s6);
-    _mm512_mask_storeu_ps(c + n0 + 112, m7, s7);
+    _mm512_mask_storeu_ps(c + n0 + o1, m1, s1);
+    _mm512_mask_storeu_ps(c + n0 + o2, m2, s2);
+    _mm512_mask_storeu_ps(c + n0 + o3, m3, s3);
+    _mm512_mask_storeu_ps(c + n0 + o4, m4, s4);
+    _mm512_mask_storeu_ps(c + n0 + o5, m5, s5);
+    _mm512_mask_storeu_ps(c + n0 + o6, m6, s6);
+    _mm512_mask_storeu_ps(c + n0 + o7, m7, s7);
   }
 #else
   for (; n0 < N; n0 += 16) {
@@ -991,6 +1032,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
 #if defined(ONNXC_AVX512)
     const __mmask16 m0 = ONNXC_MASK16(ws), m1 = ONNXC_MASK16(ws - 16), m2 = ONNXC_MASK16(ws - 32), m3 = ONNXC_MASK16(ws - 48);
     const __mmask16 m4 = ONNXC_MASK16(ws - 64), m5 = ONNXC_MASK16(ws - 80), m6 = ONNXC_MASK16(ws - 96), m7 = ONNXC_MASK16(ws - 112);
+    ONNXC_GEMV_OFFS(ws)
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
     if (ws == 128) {
       for (k = 0; k < K; k++, b += 128) {
@@ -1010,23 +1052,23 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
       for (k = 0; k < K; k++, b += ws) {
         const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
         s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
-        s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
-        s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
-        s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
-        s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
-        s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
-        s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
-        s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
+        s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + o1), s1);
+        s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + o2), s2);
+        s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + o3), s3);
+        s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + o4), s4);
+        s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + o5), s5);
+        s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + o6), s6);
+        s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + o7), s7);
       }
     }
     _mm512_mask_storeu_ps(c + n0, m0, s0);
-    _mm512_mask_storeu_ps(c + n0 + 16, m1, s1);
-    _mm512_mask_storeu_ps(c + n0 + 32, m2, s2);
-    _mm512_mask_storeu_ps(c + n0 + 48, m3, s3);
-    _mm512_mask_storeu_ps(c + n0 + 64, m4, s4);
-    _mm512_mask_storeu_ps(c + n0 + 80, m5, s5);
-    _mm512_mask_storeu_ps(c + n0 + 96, m6, s6);
-    _mm512_mask_storeu_ps(c + n0 + 112, m7, s7);
+    _mm512_mask_storeu_ps(c + n0 + o1, m1, s1);
+    _mm512_mask_storeu_ps(c + n0 + o2, m2, s2);
+    _mm512_mask_storeu_ps(c + n0 + o3, m3, s3);
+    _mm512_mask_storeu_ps(c + n0 + o4, m4, s4);
+    _mm512_mask_storeu_ps(c + n0 + o5, m5, s5);
+    _mm512_mask_storeu_ps(c + n0 + o6, m6, s6);
+    _mm512_mask_storeu_ps(c + n0 + o7, m7, s7);
 #elif defined(ONNXC_NEON)
     (void)k;
     onnxc_gemv4(ws, K, a, lda, b, ws, c + n0);
