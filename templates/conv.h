@@ -461,15 +461,76 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
        rows): rows of 16-column vectors; only the first and last vector of a row need column
        masks, rows outside the input are skipped */
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
-    if (e) ev = *e;
+    int simple = 0, clamp = 0;
+    __m512 lo = _mm512_setzero_ps(), hi = lo;
+    if (e) {
+      ev = *e;
+      simple = onnxc_epi_simple(&ev, &clamp, &lo, &hi);
+    }
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
       float *yc = y + (long)oc * OHW;
       const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
       const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
       const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
+      const __m512 bv = simple && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
       int oh, ow0;
-      for (oh = 0; oh < OH; oh++) {
+      for (oh = 0; oh + 1 < OH; oh += 2) {
+        /* two output rows from four input rows: each input vector is loaded once for both (12
+           loads per two output vectors instead of 18; the loads, most of them across a cache
+           line, bound this kernel); rows outside the input load nothing */
+        const int i0 = oh - PH;
+        const __mmask16 v0 = i0 >= 0 ? (__mmask16)0xffff : (__mmask16)0, v3 = i0 + 3 < IH ? (__mmask16)0xffff : (__mmask16)0;
+        const float *q1 = xc + (long)(i0 + 1) * IW, *q2 = q1 + IW, *q0 = v0 ? q1 - IW : q1, *q3 = v3 ? q2 + IW : q2;
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const __mmask16 kc = ONNXC_MASK16(OW - ow0), kl = ow0 == 0 ? (__mmask16)(kc & 0xfffe) : kc;
+          const __mmask16 kr = ONNXC_MASK16(OW - 1 - ow0);
+          const __m512 l1 = _mm512_maskz_loadu_ps(kl, q1 + ow0 - 1), c1 = _mm512_maskz_loadu_ps(kc, q1 + ow0);
+          const __m512 r1 = _mm512_maskz_loadu_ps(kr, q1 + ow0 + 1), l2 = _mm512_maskz_loadu_ps(kl, q2 + ow0 - 1);
+          const __m512 c2 = _mm512_maskz_loadu_ps(kc, q2 + ow0), r2 = _mm512_maskz_loadu_ps(kr, q2 + ow0 + 1);
+          const __m512 l0 = _mm512_maskz_loadu_ps(kl & v0, q0 + ow0 - 1), c0 = _mm512_maskz_loadu_ps(kc & v0, q0 + ow0);
+          const __m512 r0 = _mm512_maskz_loadu_ps(kr & v0, q0 + ow0 + 1), l3 = _mm512_maskz_loadu_ps(kl & v3, q3 + ow0 - 1);
+          const __m512 c3 = _mm512_maskz_loadu_ps(kc & v3, q3 + ow0), r3 = _mm512_maskz_loadu_ps(kr & v3, q3 + ow0 + 1);
+          __m512 a = _mm512_mul_ps(w11, c1), b = _mm512_mul_ps(w10, l1);
+          __m512 a2 = _mm512_mul_ps(w11, c2), b2 = _mm512_mul_ps(w10, l2);
+          a = _mm512_fmadd_ps(w12, r1, a);
+          a2 = _mm512_fmadd_ps(w12, r2, a2);
+          b = _mm512_fmadd_ps(w00, l0, b);
+          b2 = _mm512_fmadd_ps(w00, l1, b2);
+          a = _mm512_fmadd_ps(w01, c0, a);
+          a2 = _mm512_fmadd_ps(w01, c1, a2);
+          b = _mm512_fmadd_ps(w02, r0, b);
+          b2 = _mm512_fmadd_ps(w02, r1, b2);
+          a = _mm512_fmadd_ps(w20, l2, a);
+          a2 = _mm512_fmadd_ps(w20, l3, a2);
+          b = _mm512_fmadd_ps(w21, c2, b);
+          b2 = _mm512_fmadd_ps(w21, c3, b2);
+          a = _mm512_fmadd_ps(w22, r2, a);
+          a2 = _mm512_fmadd_ps(w22, r3, a2);
+          if (oh + 4 < OH) { /* the input rows two rows ahead */
+            _mm_prefetch((const char *)(q3 + IW + ow0), _MM_HINT_T0);
+            _mm_prefetch((const char *)(q3 + 2 * IW + ow0), _MM_HINT_T0);
+          }
+          a = _mm512_add_ps(a, b);
+          a2 = _mm512_add_ps(a2, b2);
+          if (simple) {
+            if (ev.bias) {
+              a = _mm512_add_ps(a, bv);
+              a2 = _mm512_add_ps(a2, bv);
+            }
+            if (clamp) {
+              a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
+              a2 = _mm512_min_ps(_mm512_max_ps(a2, lo), hi);
+            }
+          } else if (e) {
+            a = onnxc_epi16(&ev, a, kc, oc, oh * OW + ow0);
+            a2 = onnxc_epi16(&ev, a2, kc, oc, (oh + 1) * OW + ow0);
+          }
+          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, kc, a);
+          _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, kc, a2);
+        }
+      }
+      for (; oh < OH; oh++) {
         const float *r1 = xc + (long)(oh + 1 - PH) * IW, *r0 = r1 - IW, *r2 = r1 + IW;
         const int top = oh - PH >= 0, bot = oh + 2 - PH < IH;
         for (ow0 = 0; ow0 < OW; ow0 += 16) {

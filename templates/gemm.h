@@ -265,6 +265,17 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
   return e->act ? onnxc_act16(x, e->act, e->alpha, e->beta) : x;
 }
 
+/* Whether epilogue e is one of the common forms that a kernel can apply per vector without the
+   switch of onnxc_epi16: a per-row bias or none, no residual, then no activation (*clamp = 0) or
+   Relu / Clip (*clamp = 1: max with *lo, then min with *hi, as onnxc_epi16 does). */
+ONNXC_MAYBE_UNUSED static inline int onnxc_epi_simple(const onnxc_epi *e, int *clamp, __m512 *lo, __m512 *hi) {
+  if (e->res || (e->bias && e->bias_cols) || e->act > ONNXC_ACT_CLIP) return 0;
+  *clamp = e->act != ONNXC_ACT_NONE;
+  *lo = _mm512_set1_ps(e->act == ONNXC_ACT_CLIP ? e->alpha : 0.0f);
+  *hi = _mm512_set1_ps(e->act == ONNXC_ACT_CLIP ? e->beta : INFINITY);
+  return 1;
+}
+
 /* Micro-kernels for 1, 2 or 3 vectors of 16 columns: c<r><v> is the sum of row r, vector v;
    sk<v> masks the columns of vector v that exist.  B rows come from a row-major matrix
    (onnxc_uk<NV>) or, for convolutions, straight from the input (onnxc_ukx<NV>, see conv.h).
@@ -295,10 +306,17 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
   onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};  \
   if (e) ev_ = *e;
 /* the common epilogues without a switch per vector (the tile's sums are final and the bias, if
-   any, started them): plain stores, a clamp (Relu: [0, inf), Clip: [alpha, beta]) or SiLU */
+   any, started them): plain stores, a residual added, a clamp (Relu: [0, inf), Clip: [alpha,
+   beta]) or SiLU */
 #define ONNXC_SVP(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, c##r##v);
 #define ONNXC_SVC(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_min_ps(_mm512_max_ps(c##r##v, lo_), hi_));
 #define ONNXC_SVS(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_div_ps(c##r##v, onnxc_sigden16(c##r##v)));
+#define ONNXC_SVR(r, v)                                                                                    \
+  _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v,                                                  \
+                        _mm512_add_ps(c##r##v, _mm512_maskz_loadu_ps(sk##v, ev_.res + (long)(m0 + r) * ev_.ldr + n0 + 16 * v)));
+#define ONNXC_SR1(r) if (r < mr) { ONNXC_SVR(r, 0) }
+#define ONNXC_SR2(r) if (r < mr) { ONNXC_SVR(r, 0) ONNXC_SVR(r, 1) }
+#define ONNXC_SR3(r) if (r < mr) { ONNXC_SVR(r, 0) ONNXC_SVR(r, 1) ONNXC_SVR(r, 2) }
 #define ONNXC_SS1(r) if (r < mr) { ONNXC_SVS(r, 0) }
 #define ONNXC_SS2(r) if (r < mr) { ONNXC_SVS(r, 0) ONNXC_SVS(r, 1) }
 #define ONNXC_SS3(r) if (r < mr) { ONNXC_SVS(r, 0) ONNXC_SVS(r, 1) ONNXC_SVS(r, 2) }
@@ -354,7 +372,9 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
     for (k = 0; k < kcl; k++) ONNXC_UK_STEP(NV)                                                             \
     ONNXC_EV                                                                                                \
     if (pb_) ev_.bias = (const float *)0;                                                                   \
-    if (acc || ev_.bias || ev_.res || (ev_.act > ONNXC_ACT_CLIP && ev_.act != ONNXC_ACT_SILU)) {           \
+    if (!acc && !ev_.bias && ev_.res && ev_.act == ONNXC_ACT_NONE) {                                      \
+      ONNXC_ROWS8(ONNXC_SR##NV)                                                                             \
+    } else if (acc || ev_.bias || ev_.res || (ev_.act > ONNXC_ACT_CLIP && ev_.act != ONNXC_ACT_SILU)) {    \
       ONNXC_ROWS8(ONNXC_S##NV)                                                                              \
     } else if (ev_.act == ONNXC_ACT_SILU) {                                                                \
       ONNXC_ROWS8(ONNXC_SS##NV)                                                                             \
@@ -590,7 +610,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
     vst1q_f32(cp_, acc ? vaddq_f32(c##r##v, vld1q_f32(cp_)) : c##r##v);                        \
   }
 /* the common epilogues without a switch per vector (the tile's sums are final and the bias, if
-   any, started them): plain stores, a clamp (Relu: [0, inf), Clip: [alpha, beta]) or SiLU */
+   any, started them): plain stores, a residual added, a clamp (Relu: [0, inf), Clip: [alpha,
+   beta]) or SiLU */
 #define ONNXC_SVP(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, c##r##v);
 #define ONNXC_SVC(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_min_ps(_mm512_max_ps(c##r##v, lo_), hi_));
 #define ONNXC_SP1(r) if (r < mr) { ONNXC_SVP(r, 0) }
