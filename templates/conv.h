@@ -530,7 +530,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, kc, a2);
         }
       }
-      for (; oh < OH; oh++) {
+      if (oh < OH) { /* an odd last row */
         const float *r1 = xc + (long)(oh + 1 - PH) * IW, *r0 = r1 - IW, *r2 = r1 + IW;
         const int top = oh - PH >= 0, bot = oh + 2 - PH < IH;
         for (ow0 = 0; ow0 < OW; ow0 += 16) {
@@ -566,12 +566,78 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    if (e) ev = *e;
+    int simple = 0, clamp = 0;
+    __m512 lo = _mm512_setzero_ps(), hi = lo;
+    if (e) {
+      ev = *e;
+      simple = onnxc_epi_simple(&ev, &clamp, &lo, &hi);
+    }
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
       float *yc = y + (long)oc * OHW;
-      int oh, ow0, kh;
-      for (oh = 0; oh < OH; oh++) {
+      const __m512 bv = simple && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+      int oh = 0, ow0, kh;
+      for (; oh + 1 < OH && 2 * oh + 4 - PH < IH; oh += 2) {
+        /* two output rows from five input rows (the middle one serves both: its even/odd
+           split is done once); the top row may be the padding (PH = 1, oh = 0) */
+        __m512 po[5];
+        const int i0 = 2 * oh - PH;
+        po[0] = po[1] = po[2] = po[3] = po[4] = _mm512_setzero_ps();
+        for (ow0 = 0; ow0 < OW; ow0 += 16) {
+          const int c0 = 2 * ow0;
+          const __mmask16 ka = ONNXC_MASK16(IW - c0), kb = ONNXC_MASK16(IW - c0 - 16), km = ONNXC_MASK16(OW - ow0);
+          __m512 s0 = _mm512_setzero_ps(), t0 = s0, s1 = s0, t1 = s0;
+          for (kh = 0; kh < 5; kh++) {
+            const int ih = i0 + kh;
+            const float *r;
+            __m512 a, b, od, evn, sh;
+            if (ih < 0) continue;
+            r = xc + (long)ih * IW + c0;
+            a = _mm512_maskz_loadu_ps(ka, r);
+            b = _mm512_maskz_loadu_ps(kb, r + 16);
+            od = _mm512_permutex2var_ps(a, od_i, b);
+            evn = _mm512_permutex2var_ps(a, ev_i, b);
+            sh = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(od), _mm512_castps_si512(po[kh]), 15));
+            po[kh] = od;
+            if (kh < 3) {
+              s0 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh]), sh, s0);
+              t0 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 1]), evn, t0);
+              s0 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 2]), od, s0);
+            }
+            if (kh >= 2) {
+              s1 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh - 6]), sh, s1);
+              t1 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh - 5]), evn, t1);
+              s1 = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh - 4]), od, s1);
+            }
+          }
+          if (2 * oh + 8 - PH < IH) { /* the rows of the next pass */
+            const float *pr = xc + (long)(i0 + 5) * IW + c0;
+            int j;
+            for (j = 0; j < 4; j++) {
+              _mm_prefetch((const char *)(pr + j * IW), _MM_HINT_T0);
+              _mm_prefetch((const char *)(pr + j * IW + 16), _MM_HINT_T0);
+            }
+          }
+          s0 = _mm512_add_ps(s0, t0);
+          s1 = _mm512_add_ps(s1, t1);
+          if (simple) {
+            if (ev.bias) {
+              s0 = _mm512_add_ps(s0, bv);
+              s1 = _mm512_add_ps(s1, bv);
+            }
+            if (clamp) {
+              s0 = _mm512_min_ps(_mm512_max_ps(s0, lo), hi);
+              s1 = _mm512_min_ps(_mm512_max_ps(s1, lo), hi);
+            }
+          } else if (e) {
+            s0 = onnxc_epi16(&ev, s0, km, oc, oh * OW + ow0);
+            s1 = onnxc_epi16(&ev, s1, km, oc, (oh + 1) * OW + ow0);
+          }
+          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, s0);
+          _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, s1);
+        }
+      }
+      for (; oh < OH; oh++) {
         /* per kernel row, the odd lanes (columns 2ow+1) of the previous 16 outputs: column
            2ow-1 of lane 0 is lane 15 of those (the left padding, 0, at ow0 = 0) */
         __m512 po[3];
