@@ -1298,7 +1298,14 @@ static void gpool_emit(Emit *e, Node *n) {
   if (is_native(dt) && kind != POOL_LP) {
     ep(e, "const %s *xp = X0 + nc * %lld;", CT, LL(S));
     ep(e, "%s acc;", CT);
+    if (dt == DT_FLOAT && kind == POOL_AVG && S >= 16) { /* the SE blocks' many small planes */
+      emit_use_template(e, "gemm");
+      ep(e, "#if defined(ONNXC_AVX512)");
+      ep(e, "acc = onnxc_sum16(xp, %lld);", LL(S));
+      ep(e, "#else");
+    }
     emit_lane_reduce(e, CT, "acc", S, "xp[i]", kind == POOL_MAX, c_lowest(e, ct));
+    if (dt == DT_FLOAT && kind == POOL_AVG && S >= 16) ep(e, "#endif");
     ep(e, "Y0[nc] = %s;", kind == POOL_MAX ? "acc" : fmt(e, "acc / %s", c_lit(e, ct, (double)S)));
     ep(e, "}");
     return;

@@ -265,6 +265,19 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_epi16(const onnxc_epi *e, __m512 x
   return e->act ? onnxc_act16(x, e->act, e->alpha, e->beta) : x;
 }
 
+/* The sum of x[0..n) in vector lanes (GlobalAveragePool of float planes): two running vectors,
+   a masked tail, one horizontal sum at the end. */
+ONNXC_MAYBE_UNUSED static inline float onnxc_sum16(const float *x, long n) {
+  __m512 a = _mm512_setzero_ps(), b = a;
+  long i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a = _mm512_add_ps(a, _mm512_loadu_ps(x + i));
+    b = _mm512_add_ps(b, _mm512_loadu_ps(x + i + 16));
+  }
+  for (; i < n; i += 16) a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(ONNXC_MASK16((int)(n - i)), x + i)); /* n - i < 32 */
+  return _mm512_reduce_add_ps(_mm512_add_ps(a, b));
+}
+
 /* Whether epilogue e is one of the common forms that a kernel can apply per vector without the
    switch of onnxc_epi16: a per-row bias or none, no residual, then no activation (*clamp = 0) or
    Relu / Clip (*clamp = 1: max with *lo, then min with *hi, as onnxc_epi16 does). */
