@@ -113,24 +113,32 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_exp16(__m512 x) {
 /* 1 + e^-x for float lanes: the denominator of the sigmoid and SiLU epilogues of
    EfficientNet-style networks, which run on every activation, so they take a division by it
    (the divider is its own unit; a reciprocal estimate plus a Newton step measured 15% slower in
-   a SiLU loop).  e^-x = 2^t, t = -x log2 e clamped to [-126, 126]; t + 1.5 2^19 rounds t to a
-   multiple of 1/16 (n) and leaves 16 n mod 16 in its low mantissa bits, which pick 2^(j/16)
-   from a 16-entry table (one permute); 2^(t - n), |t - n| <= 1/32, by a degree-3 polynomial;
-   then scaled by 2^floor(n).  Relative error < 1e-6; NaN stays NaN. */
+   a SiLU loop).  e^-x = 2^t, t = -x log2 e clamped to [-126, 126] (one vrangeps with AVX512DQ:
+   the smaller magnitude, t's sign); t + 1.5 2^18 rounds t to a multiple of 1/32 (n) and leaves
+   32 n mod 32 in its low mantissa bits, which pick 2^(j/32) from a 32-entry table (one
+   two-register permute); 2^(t - n), |t - n| <= 1/64, by a degree-2 polynomial (relative error
+   5e-8); then scaled by 2^floor(n).  Relative error < 3e-7 (a SiLU loop: 7.0 -> 5.95 TSC cycles
+   per vector against a 16-entry table, degree 3 and a min/max clamp); NaN stays NaN. */
 ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
-  const __m512 magic = _mm512_set1_ps(786432.0f);
-  const __m512 tab = _mm512_setr_ps(1.0f, 1.0442737824274138f, 1.0905077326652577f, 1.1387886347566916f,
-                                    1.1892071150027210f, 1.2418578120734840f, 1.2968395546510096f,
-                                    1.3542555469368927f, 1.4142135623730951f, 1.4768261459394993f,
-                                    1.5422108254079407f, 1.6104903319492543f, 1.6817928305074290f,
-                                    1.7562521603732995f, 1.8340080864093424f, 1.9152065613971474f);
+  const __m512 magic = _mm512_set1_ps(393216.0f);
+  const __m512 lo = _mm512_setr_ps(1.0f, 1.0218971486541166f, 1.0442737824274138f, 1.0671404006768237f,
+                                   1.0905077326652577f, 1.1143867425958924f, 1.1387886347566916f, 1.1637248587775775f,
+                                   1.1892071150027210f, 1.2152473599804690f, 1.2418578120734840f, 1.2690509571917332f,
+                                   1.2968395546510096f, 1.3252366431597413f, 1.3542555469368927f, 1.3839098819638320f);
+  const __m512 hi = _mm512_setr_ps(1.4142135623730951f, 1.4451808069770467f, 1.4768261459394993f, 1.5091644275934228f,
+                                   1.5422108254079407f, 1.5759808451078865f, 1.6104903319492543f, 1.6457554781539649f,
+                                   1.6817928305074290f, 1.7186192981224779f, 1.7562521603732995f, 1.7947090750031072f,
+                                   1.8340080864093424f, 1.8741676341103000f, 1.9152065613971474f, 1.9571441241754002f);
+  const __m512 xt = _mm512_mul_ps(x, _mm512_set1_ps(-1.44269504088896341f));
+#if defined(__AVX512DQ__)
+  const __m512 t = _mm512_range_ps(xt, _mm512_set1_ps(126.0f), 0x02); /* NaN stays NaN */
+#else
   /* min/max return their second operand when one is NaN */
-  const __m512 t = _mm512_max_ps(_mm512_set1_ps(-126.0f),
-                                 _mm512_min_ps(_mm512_set1_ps(126.0f), _mm512_mul_ps(x, _mm512_set1_ps(-1.44269504088896341f))));
+  const __m512 t = _mm512_max_ps(_mm512_set1_ps(-126.0f), _mm512_min_ps(_mm512_set1_ps(126.0f), xt));
+#endif
   const __m512 u = _mm512_add_ps(t, magic), n = _mm512_sub_ps(u, magic), f = _mm512_sub_ps(t, n);
-  const __m512 T = _mm512_permutexvar_ps(_mm512_castps_si512(u), tab);
-  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(5.5504108664821580e-2f), f, _mm512_set1_ps(2.4022650695910071e-1f));
-  q = _mm512_fmadd_ps(q, f, _mm512_set1_ps(6.9314718055994531e-1f));
+  const __m512 T = _mm512_permutex2var_ps(lo, _mm512_castps_si512(u), hi);
+  const __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0.2402269f), f, _mm512_set1_ps(0.69315735f));
   return _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(T, f), q, T), n));
 }
 
