@@ -371,6 +371,22 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3x3_neon(const float *xc, int IH, int IW,
 }
 #endif
 
+#if defined(ONNXC_AVX512)
+/* y[0..n) := SiLU(y) in place: the depthwise row kernels apply it to the rows they have just
+   written (in L1) rather than per vector, where its constants took the registers of the taps */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+ONNXC_MAYBE_UNUSED static void onnxc_silu_rows(float *y, long n) {
+  long i;
+  for (i = 0; i < n; i += 16) {
+    const __mmask16 k = ONNXC_MASK16((int)(n - i < 16 ? n - i : 16));
+    const __m512 t = _mm512_maskz_loadu_ps(k, y + i);
+    _mm512_mask_storeu_ps(y + i, k, _mm512_div_ps(t, onnxc_sigden16(t)));
+  }
+}
+#endif
+
 ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
                                           int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
                                           int OW, const onnxc_epi *e) {
@@ -461,11 +477,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
        rows): rows of 16-column vectors; only the first and last vector of a row need column
        masks, rows outside the input are skipped */
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
-    int simple = 0, clamp = 0;
+    int simple = 0, clamp = 0, silu = 0;
     __m512 lo = _mm512_setzero_ps(), hi = lo;
     if (e) {
       ev = *e;
       simple = onnxc_epi_simple(&ev, &clamp, &lo, &hi);
+      silu = !ev.res && !ev.bias_cols && ev.act == ONNXC_ACT_SILU; /* EfficientNet */
     }
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
@@ -473,7 +490,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
       const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
       const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
       const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
-      const __m512 bv = simple && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+      const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
       int oh, ow0;
       for (oh = 0; oh + 1 < OH; oh += 2) {
         /* two output rows from four input rows: each input vector is loaded once for both (12
@@ -522,6 +539,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
               a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
               a2 = _mm512_min_ps(_mm512_max_ps(a2, lo), hi);
             }
+          } else if (silu) { /* SiLU after the row pair (below) */
+            if (ev.bias) {
+              a = _mm512_add_ps(a, bv);
+              a2 = _mm512_add_ps(a2, bv);
+            }
           } else if (e) {
             a = onnxc_epi16(&ev, a, kc, oc, oh * OW + ow0);
             a2 = onnxc_epi16(&ev, a2, kc, oc, (oh + 1) * OW + ow0);
@@ -529,6 +551,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, kc, a);
           _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, kc, a2);
         }
+        if (silu) onnxc_silu_rows(yc + (long)oh * OW, 2L * OW);
       }
       if (oh < OH) { /* an odd last row */
         const float *r1 = xc + (long)(oh + 1 - PH) * IW, *r0 = r1 - IW, *r2 = r1 + IW;
@@ -566,16 +589,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    int simple = 0, clamp = 0;
+    int simple = 0, clamp = 0, silu = 0;
     __m512 lo = _mm512_setzero_ps(), hi = lo;
     if (e) {
       ev = *e;
       simple = onnxc_epi_simple(&ev, &clamp, &lo, &hi);
+      silu = !ev.res && !ev.bias_cols && ev.act == ONNXC_ACT_SILU; /* EfficientNet */
     }
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
       float *yc = y + (long)oc * OHW;
-      const __m512 bv = simple && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+      const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
       int oh = 0, ow0, kh;
       for (; oh + 1 < OH && 2 * oh + 4 - PH < IH; oh += 2) {
         /* two output rows from five input rows (the middle one serves both: its even/odd
@@ -629,6 +653,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
               s0 = _mm512_min_ps(_mm512_max_ps(s0, lo), hi);
               s1 = _mm512_min_ps(_mm512_max_ps(s1, lo), hi);
             }
+          } else if (silu) { /* SiLU after the row pair (below) */
+            if (ev.bias) {
+              s0 = _mm512_add_ps(s0, bv);
+              s1 = _mm512_add_ps(s1, bv);
+            }
           } else if (e) {
             s0 = onnxc_epi16(&ev, s0, km, oc, oh * OW + ow0);
             s1 = onnxc_epi16(&ev, s1, km, oc, (oh + 1) * OW + ow0);
@@ -636,6 +665,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, s0);
           _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, s1);
         }
+        if (silu) onnxc_silu_rows(yc + (long)oh * OW, 2L * OW);
       }
       for (; oh < OH; oh++) {
         /* per kernel row, the odd lanes (columns 2ow+1) of the previous 16 outputs: column
