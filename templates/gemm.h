@@ -848,7 +848,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda
 
 #if defined(ONNXC_AVX512)
 /* r[0..16) := its 16 x 16 transpose (lane j of r[i] <-> lane i of r[j]) */
-ONNXC_MAYBE_UNUSED static void onnxc_tr16(__m512 *r) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+ONNXC_MAYBE_UNUSED static inline void onnxc_tr16(__m512 *r) {
   __m512 t[16];
   int i;
   for (i = 0; i < 16; i += 2) {
