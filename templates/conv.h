@@ -179,11 +179,27 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
 
 #if defined(ONNXC_AVX512)
 /* Writes the n <= 16 pixels p0.. held in st (st[i] = pixel p0 + i, lane c = channel c0 + c) to
-   the nc output planes y + c * OHW, through the epilogue. */
+   the nc output planes y + c * OHW, through the epilogue: a per-channel bias and Relu, Clip or
+   SiLU before the transpose (one vector per pixel: fewer than one per channel where the plane's
+   last pixels are few, 49 = 3 x 16 + 1), others after it. */
 ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int nc, float *y, long OHW,
                                                const onnxc_epi *e, int c0) {
   const __mmask16 k = ONNXC_MASK16(n);
-  int c;
+  int c, clamp = 0;
+  __m512 lo, hi;
+  if (e && !e->res && !e->bias_cols && (e->act == ONNXC_ACT_SILU || onnxc_epi_simple(e, &clamp, &lo, &hi))) {
+    const __m512 bv = e->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), e->bias + c0) : _mm512_setzero_ps();
+    int i;
+    for (i = 0; i < n; i++) {
+      __m512 t = e->bias ? _mm512_add_ps(st[i], bv) : st[i];
+      if (e->act == ONNXC_ACT_SILU) t = _mm512_div_ps(t, onnxc_sigden16(t));
+      else if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+      st[i] = t;
+    }
+    onnxc_tr16(st);
+    for (c = 0; c < nc; c++) _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, st[c]);
+    return;
+  }
   onnxc_tr16(st);
   if (e) {
     const onnxc_epi ev = *e; /* a local copy: the stores below cannot change it */
