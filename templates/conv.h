@@ -289,7 +289,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
   const long IHW = (long)IH * IW, OHW = (long)OH * OW;
   __m512 xt[ONNXC_DWC_PIX], wt[ONNXC_KPMAX + 15], st[16];
   int c0, i;
-  for (i = 0; i < Hp * Wp; i++) xt[i] = _mm512_setzero_ps(); /* the padding; the inside is rewritten per group */
+  /* the padding; the inside is rewritten per group (Hp Wp <= ONNXC_DWC_PIX is the caller's
+     condition; the bound tells the compiler too) */
+  for (i = 0; i < Hp * Wp && i < ONNXC_DWC_PIX; i++) xt[i] = _mm512_setzero_ps();
   for (c0 = 0; c0 < CO; c0 += 16) {
     const int nc = CO - c0 < 16 ? CO - c0 : 16;
     long p0, op = 0;
