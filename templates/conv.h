@@ -405,6 +405,34 @@ ONNXC_MAYBE_UNUSED static void onnxc_silu_rows(float *y, long n) {
 }
 #endif
 
+#if defined(ONNXC_AVX512)
+/* Output vectors a (row oh) and b (row oh + 1) at column ow0 of a depthwise row-pair kernel,
+   through the epilogue: the short forms (simple: bias, Relu/Clip; silu: the bias only, SiLU
+   follows over the finished rows) or onnxc_epi16. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, const onnxc_epi *e, int simple, int clamp,
+                                                        int silu, __m512 bv, __m512 lo, __m512 hi, __m512 a, __m512 b,
+                                                        __mmask16 k, int oc, float *yc, int oh, int OW, int ow0) {
+  if (simple || silu) {
+    if (ev->bias) {
+      a = _mm512_add_ps(a, bv);
+      b = _mm512_add_ps(b, bv);
+    }
+    if (simple && clamp) {
+      a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
+      b = _mm512_min_ps(_mm512_max_ps(b, lo), hi);
+    }
+  } else if (e) {
+    a = onnxc_epi16(ev, a, k, oc, oh * OW + ow0);
+    b = onnxc_epi16(ev, b, k, oc, (oh + 1) * OW + ow0);
+  }
+  _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, k, a);
+  _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, k, b);
+}
+#endif
+
 ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
                                           int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
                                           int OW, const onnxc_epi *e) {
@@ -548,26 +576,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           }
           a = _mm512_add_ps(a, b);
           a2 = _mm512_add_ps(a2, b2);
-          if (simple) {
-            if (ev.bias) {
-              a = _mm512_add_ps(a, bv);
-              a2 = _mm512_add_ps(a2, bv);
-            }
-            if (clamp) {
-              a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
-              a2 = _mm512_min_ps(_mm512_max_ps(a2, lo), hi);
-            }
-          } else if (silu) { /* SiLU after the row pair (below) */
-            if (ev.bias) {
-              a = _mm512_add_ps(a, bv);
-              a2 = _mm512_add_ps(a2, bv);
-            }
-          } else if (e) {
-            a = onnxc_epi16(&ev, a, kc, oc, oh * OW + ow0);
-            a2 = onnxc_epi16(&ev, a2, kc, oc, (oh + 1) * OW + ow0);
-          }
-          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, kc, a);
-          _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, kc, a2);
+          onnxc_dw_pair_out(&ev, e, simple, clamp, silu, bv, lo, hi, a, a2, kc, oc, yc, oh, OW, ow0);
         }
         if (silu) onnxc_silu_rows(yc + (long)oh * OW, 2L * OW);
       }
@@ -662,26 +671,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           }
           s0 = _mm512_add_ps(s0, t0);
           s1 = _mm512_add_ps(s1, t1);
-          if (simple) {
-            if (ev.bias) {
-              s0 = _mm512_add_ps(s0, bv);
-              s1 = _mm512_add_ps(s1, bv);
-            }
-            if (clamp) {
-              s0 = _mm512_min_ps(_mm512_max_ps(s0, lo), hi);
-              s1 = _mm512_min_ps(_mm512_max_ps(s1, lo), hi);
-            }
-          } else if (silu) { /* SiLU after the row pair (below) */
-            if (ev.bias) {
-              s0 = _mm512_add_ps(s0, bv);
-              s1 = _mm512_add_ps(s1, bv);
-            }
-          } else if (e) {
-            s0 = onnxc_epi16(&ev, s0, km, oc, oh * OW + ow0);
-            s1 = onnxc_epi16(&ev, s1, km, oc, (oh + 1) * OW + ow0);
-          }
-          _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, s0);
-          _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, s1);
+          onnxc_dw_pair_out(&ev, e, simple, clamp, silu, bv, lo, hi, s0, s1, km, oc, yc, oh, OW, ow0);
         }
         if (silu) onnxc_silu_rows(yc + (long)oh * OW, 2L * OW);
       }

@@ -791,6 +791,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv4(int w, int K, const float *a, long ld
 
 /* Column offsets of the eight vectors of a 128-column strip of w columns: a vector with no
    columns loads from and stores to (nothing at) the strip's start, not past the end of an array. */
+/* s0..s7 += x times the strip's eight vectors at b (masks m0..m7, offsets o1..o7) */
+#define ONNXC_GEMV_FMA8(x, b)                                                                      \
+  s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);                                       \
+  s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, (b) + o1), s1);                                \
+  s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, (b) + o2), s2);                                \
+  s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, (b) + o3), s3);                                \
+  s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, (b) + o4), s4);                                \
+  s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, (b) + o5), s5);                                \
+  s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, (b) + o6), s6);                                \
+  s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, (b) + o7), s7);
 #define ONNXC_GEMV_OFFS(w)                                                                           \
   const int o1 = (w) > 16 ? 16 : 0, o2 = (w) > 32 ? 32 : 0, o3 = (w) > 48 ? 48 : 0, o4 = (w) > 64 ? 64 : 0; \
   const int o5 = (w) > 80 ? 80 : 0, o6 = (w) > 96 ? 96 : 0, o7 = (w) > 112 ? 112 : 0;
@@ -812,14 +822,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv(int N, int K, const float *a, long lda
     const float *b = B + n0;
     for (k = 0; k < K; k++, b += ldb) {
       const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
-      s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
-      s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + o1), s1);
-      s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + o2), s2);
-      s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + o3), s3);
-      s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + o4), s4);
-      s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + o5), s5);
-      s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + o6), s6);
-      s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + o7), s7);
+      ONNXC_GEMV_FMA8(x, b)
     }
     _mm512_mask_storeu_ps(c + n0, m0, s0);
     _mm512_mask_storeu_ps(c + n0 + o1, m1, s1);
@@ -1096,14 +1099,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
     } else {
       for (k = 0; k < K; k++, b += ws) {
         const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
-        s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
-        s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + o1), s1);
-        s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + o2), s2);
-        s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + o3), s3);
-        s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + o4), s4);
-        s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + o5), s5);
-        s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + o6), s6);
-        s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + o7), s7);
+        ONNXC_GEMV_FMA8(x, b)
       }
     }
     _mm512_mask_storeu_ps(c + n0, m0, s0);
