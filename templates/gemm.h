@@ -630,17 +630,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
     float *cp_ = C + (long)r * ldc + 4 * v;                                                     \
     vst1q_f32(cp_, acc ? vaddq_f32(c##r##v, vld1q_f32(cp_)) : c##r##v);                        \
   }
-/* the common epilogues without a switch per vector (the tile's sums are final and the bias, if
-   any, started them): plain stores, a residual added, a clamp (Relu: [0, inf), Clip: [alpha,
-   beta]) or SiLU */
-#define ONNXC_SVP(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, c##r##v);
-#define ONNXC_SVC(r, v) _mm512_mask_storeu_ps(C + (long)r * ldc + 16 * v, sk##v, _mm512_min_ps(_mm512_max_ps(c##r##v, lo_), hi_));
-#define ONNXC_SP1(r) if (r < mr) { ONNXC_SVP(r, 0) }
-#define ONNXC_SP2(r) if (r < mr) { ONNXC_SVP(r, 0) ONNXC_SVP(r, 1) }
-#define ONNXC_SP3(r) if (r < mr) { ONNXC_SVP(r, 0) ONNXC_SVP(r, 1) ONNXC_SVP(r, 2) }
-#define ONNXC_SC1(r) if (r < mr) { ONNXC_SVC(r, 0) }
-#define ONNXC_SC2(r) if (r < mr) { ONNXC_SVC(r, 0) ONNXC_SVC(r, 1) }
-#define ONNXC_SC3(r) if (r < mr) { ONNXC_SVC(r, 0) ONNXC_SVC(r, 1) ONNXC_SVC(r, 2) }
 #define ONNXC_S1(r) if (r < mr) { ONNXC_SV(r, 0) }
 #define ONNXC_S2(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) }
 #define ONNXC_S3(r) if (r < mr) { ONNXC_SV(r, 0) ONNXC_SV(r, 1) ONNXC_SV(r, 2) }
@@ -789,8 +778,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv4(int w, int K, const float *a, long ld
 }
 #endif
 
-/* Column offsets of the eight vectors of a 128-column strip of w columns: a vector with no
-   columns loads from and stores to (nothing at) the strip's start, not past the end of an array. */
 /* s0..s7 += x times the strip's eight vectors at b (masks m0..m7, offsets o1..o7) */
 #define ONNXC_GEMV_FMA8(x, b)                                                                      \
   s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);                                       \
@@ -801,6 +788,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemv4(int w, int K, const float *a, long ld
   s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, (b) + o5), s5);                                \
   s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, (b) + o6), s6);                                \
   s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, (b) + o7), s7);
+/* Column offsets of the eight vectors of a 128-column strip of w columns: a vector with no
+   columns loads from and stores to (nothing at) the strip's start, not past the end of an array. */
 #define ONNXC_GEMV_OFFS(w)                                                                           \
   const int o1 = (w) > 16 ? 16 : 0, o2 = (w) > 32 ? 32 : 0, o3 = (w) > 48 ? 48 : 0, o4 = (w) > 64 ? 64 : 0; \
   const int o5 = (w) > 80 ? 80 : 0, o6 = (w) > 96 ? 96 : 0, o7 = (w) > 112 ? 112 : 0;
