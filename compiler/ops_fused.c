@@ -12,12 +12,25 @@
  *      vertical padding),
  *   2. the depthwise convolution of S1 into scratch S2 (channel planes of R rows),
  *   3. the projection of S2 into the output rows of the band (with the fused residual addend
- *      and activation), or without a projection, S2 copied into the output rows,
+ *      and activation), or without a projection, S2 copied into the output rows (one band:
+ *      the depthwise output goes there directly),
  * with R chosen so that S1 and S2 stay in the L2 cache.  Consecutive bands of equal height
  * share (KH-1)*DH + 1 - SH input rows: those move to the top of S1 instead of being computed
  * again.  Each step calls the same kernel as the unfused node (onnxc_sgemm, onnxc_dw2d) with
  * the same epilogues, so every sum is taken in the same order as there; only the depthwise
  * kernel's form may differ per band (its taps are summed in another order: rounding).
+ *
+ * On AVX-512 targets (one thread, at most 49 taps, 512 input channels) the block takes the
+ * channel-lanes form instead (templates/conv.h onnxc_dwb16, the generated code picks the form
+ * by #if): S1 holds the expanded tensor as 16-channel vectors per pixel in a zero-padded
+ * window (the layout the depthwise kernel with channels in lanes reads), written directly by a
+ * 1x1 kernel that keeps 16 output channels in the lanes (the weights from the same packed
+ * panels), so neither the expansion's output nor the depthwise input is ever transposed; only
+ * the depthwise output goes back to planes (into S2 for the projection, else straight into the
+ * output rows).  On a small plane (a padded window of at most 1024 pixels) one band covers it
+ * and the channel groups take turns in one L1-sized window.  Measured on a Zen 4 core:
+ * EfficientNet-B0's 16->96 block at 112x112 (3x3 stride 2, SiLU) 964 -> 743 us, 24->144 5x5
+ * stride 2 at 56x56 539 -> 402 us; MobileNetV2's 16->96->24 block 873 -> 650 us.
  *
  * Not an ONNX op and not in the op table (like FusedElementwise).  Inputs: X0 the block input,
  * X1/X2 the packed expansion weight and its bias, X3/X4 the depthwise weight (ONNX layout) and
@@ -34,27 +47,50 @@
 typedef struct DwBlock {
   Node *ex, *dw, *pj;  /* the absorbed Convs (dead; their attributes and fused epilogues) */
   int64_t N, Cin, C, Cout, IH, IW, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW;
+  bool lanes;          /* the expanded tensor in channel lanes (onnxc_dwb16) */
+  bool shared;         /* lanes on a small plane: one band, one window that the channel groups
+                          take in turn (where the planner's cap allows: shared_window) */
+  int64_t Wp;          /* lanes: padded columns of the window */
 } DwBlock;
 
-/* Band height: output rows per band, within BAND_BYTES (and the planner's cap if any). */
-static int64_t band_rows(const DwBlock *b, int64_t cap) {
+/* Floats of S1 for bands of R output rows and of S2: the planar form (lanes false) or the
+   channel-lanes form (16 floats more in S1 for its alignment; sh: one shared window). */
+static int64_t s1_floats(const DwBlock *b, int64_t R, bool lanes, bool sh) {
+  int64_t rin = (R - 1) * b->SH + (b->KH - 1) * b->DH + 1;
+  return lanes ? (sh ? 16 : (b->C + 15) / 16 * 16) * rin * b->Wp + 16 : b->C * rin * b->IW;
+}
+static int64_t s2_floats(const DwBlock *b, int64_t R, bool lanes) {
+  return !b->pj && (lanes || R == b->OH) ? 0 : b->C * R * b->OW; /* without S2: straight into the output */
+}
+
+static int64_t block_scratch_for(const DwBlock *b, int64_t R, bool lanes, bool sh) {
+  return (s1_floats(b, R, lanes, sh) + s2_floats(b, R, lanes)) * 4;
+}
+
+/* Whether the lanes form takes one band with one shared window (small planes) under the
+   planner's cap. */
+static bool shared_window(const DwBlock *b, int64_t cap) {
+  return b->lanes && b->shared && (cap < 0 || block_scratch_for(b, b->OH, true, true) <= cap);
+}
+
+/* Band height of a form: output rows per band, within BAND_BYTES (and the planner's cap if any). */
+static int64_t band_rows(const DwBlock *b, int64_t cap, bool lanes) {
   int64_t lim = cap >= 0 && cap < BAND_BYTES ? cap : BAND_BYTES, R = b->OH;
-  for (; R > 1; R--) {
-    int64_t rin = (R - 1) * b->SH + (b->KH - 1) * b->DH + 1;
-    if ((b->C * rin * b->IW + b->C * R * b->OW) * 4 <= lim) break;
-  }
+  if (lanes && shared_window(b, cap)) return R;
+  for (; R > 1; R--)
+    if (block_scratch_for(b, R, lanes, false) <= lim) break;
   return R;
 }
 
-static int64_t block_scratch_for(const DwBlock *b, int64_t R) {
-  int64_t rin = (R - 1) * b->SH + (b->KH - 1) * b->DH + 1;
-  return (b->C * rin * b->IW + b->C * R * b->OW) * 4;
-}
-
+/* The forms' scratch (the lanes form on AVX-512 targets, the planar one on the others): the
+   larger of the two. */
 static int64_t dwblock_scratch(Ctx *ctx, Node *n) {
   (void)ctx;
   const DwBlock *b = n->priv;
-  return block_scratch_for(b, band_rows(b, n->scratch_cap));
+  const int64_t cap = n->scratch_cap, p = block_scratch_for(b, band_rows(b, cap, false), false, false);
+  if (!b->lanes) return p;
+  const int64_t l = block_scratch_for(b, band_rows(b, cap, true), true, shared_window(b, cap));
+  return l > p ? l : p;
 }
 
 static void dwblock_infer(Ctx *ctx, Node *n) {
@@ -76,13 +112,47 @@ static const char *kc(Emit *e, const char *fn) {
   return fmt(e, "%s_par(%d, ", fn, e->ctx->threads);
 }
 
-static void dwblock_emit(Emit *e, Node *n) {
+/* The lanes form: onnxc_dwb16 per band (the expansion and the depthwise convolution; their
+   output straight into the block's output rows, or into S2 for the projection). */
+static void dwblock_emit_lanes(Emit *e, Node *n) {
   const DwBlock *b = n->priv;
-  const int64_t R = band_rows(b, n->scratch_cap), IHW = b->IH * b->IW, OHW = b->OH * b->OW;
+  const int64_t R = band_rows(b, n->scratch_cap, true), IHW = b->IH * b->IW, OHW = b->OH * b->OW;
+  const int64_t span = (b->KH - 1) * b->DH + 1;
+  const bool sh = shared_window(b, n->scratch_cap);
+  ep(e, "float *s1 = (float *)W%s;", b->pj ? fmt(e, ", *s2 = s1 + %lld", LL(s1_floats(b, R, true, sh))) : "");
+  ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
+  ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
+  ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
+  ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * IHW));
+  ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * OHW));
+  ep(e, "int prev_top = 0, prev_rows = 0;");
+  ep(e, "for (int o0 = 0; o0 < %lld; o0 += %lld) {", LL(b->OH), LL(R));
+  ep(e, "const int on = %lld - o0 < %lld ? %lld - o0 : %lld;", LL(b->OH), LL(R), LL(b->OH), LL(R));
+  ep(e, "const int top = o0 * %lld - %lld, rows = (on - 1) * %lld + %lld;", LL(b->SH), LL(b->PH), LL(b->SH), LL(span));
+  /* rows the previous band of the same height computed: moved up, not computed again */
+  ep(e, "const int j0 = rows == prev_rows && top - prev_top < rows ? rows - (top - prev_top) : 0;");
+  ep(e, "onnxc_dwb16(%lld, %lld, x, %lld, %lld, top, rows, j0, top - prev_top, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, s1, %s, %s, on, %lld, &ed, %d);",
+     LL(b->C), LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW),
+     LL(b->Wp), b->pj ? "s2" : fmt(e, "y + (long)o0 * %lld", LL(b->OW)), b->pj ? fmt(e, "(long)on * %lld", LL(b->OW)) : fmt(e, "%lldL", LL(OHW)),
+     LL(b->OW), sh ? 1 : 0);
+  if (b->pj) {
+    const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
+    ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
+    ep(e, "onnxc_sgemm(%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", LL(b->Cout),
+       LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
+  }
+  ep(e, "prev_top = top;");
+  ep(e, "prev_rows = rows;");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static void dwblock_emit_planar(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  const int64_t R = band_rows(b, n->scratch_cap, false), IHW = b->IH * b->IW, OHW = b->OH * b->OW;
   const int64_t span = (b->KH - 1) * b->DH + 1, rin = (R - 1) * b->SH + span;
-  emit_use_template(e, "gemm");
-  emit_use_template(e, "conv");
-  ep(e, "float *s1 = (float *)W, *s2 = s1 + %lld;", LL(b->C * rin * b->IW));
+  const bool direct = !b->pj && R == b->OH; /* one band, no projection: no S2 */
+  ep(e, "float *s1 = (float *)W%s;", direct ? "" : fmt(e, ", *s2 = s1 + %lld", LL(b->C * rin * b->IW)));
   ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
@@ -110,14 +180,15 @@ static void dwblock_emit(Emit *e, Node *n) {
      LL(b->IW), LL(b->IW));
   ep(e, "if (jz > j0) %s%lld, (jz - j0) * %lld, %lld, X1, 8, x + (long)(top + j0) * %lld, %lld, s1 + (long)j0 * %lld, (long)rows * %lld, &ee);",
      kc(e, "onnxc_sgemm"), LL(b->C), LL(b->IW), LL(b->Cin), LL(b->IW), LL(IHW), LL(b->IW), LL(b->IW));
-  ep(e, "%s%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, s2, on, %lld, &ed);", kc(e, "onnxc_dw2d"),
-     LL(b->C), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->OW));
+  /* one band without a projection: the depthwise output straight into the block's output */
+  ep(e, "%s%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, %s, on, %lld, &ed);", kc(e, "onnxc_dw2d"),
+     LL(b->C), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW), direct ? "y" : "s2", LL(b->OW));
   if (b->pj) {
     const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
     ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
     ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", kc(e, "onnxc_sgemm"),
        LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
-  } else {
+  } else if (!direct) {
     ep(e, "for (int c = 0; c < %lld; c++) memcpy(y + (long)c * %lld + (long)o0 * %lld, s2 + (long)c * on * %lld, sizeof(float) * (size_t)on * %lld);",
        LL(b->C), LL(OHW), LL(b->OW), LL(b->OW), LL(b->OW));
   }
@@ -127,8 +198,25 @@ static void dwblock_emit(Emit *e, Node *n) {
   ep(e, "}");
 }
 
+static void dwblock_emit(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  emit_use_template(e, "gemm");
+  emit_use_template(e, "conv");
+  if (b->lanes) {
+    ep(e, "#if defined(ONNXC_AVX512)");
+    dwblock_emit_lanes(e, n);
+    ep(e, "#else");
+  }
+  dwblock_emit_planar(e, n);
+  if (b->lanes) ep(e, "#endif");
+}
+
 static const OpDef dwblock_row = {"DwBlock", "onnxc", 1, ONNXC_MAX_OPSET, 0, dwblock_infer, NULL, dwblock_emit,
                                   dwblock_scratch, "float", NULL};
+
+/* Whether a block of Cin input channels and a depthwise kernel of taps taps takes the lanes
+   form on AVX-512 targets (onnxc_dwb16: one thread, ONNXC_KPMAX taps, ONNXC_DWB_KMAX inputs). */
+bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) { return ctx->threads <= 1 && taps <= 49 && Cin <= 512; }
 
 /* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group). */
 static bool packed_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
@@ -148,7 +236,14 @@ Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj) {
   if (pj && (!packed_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0])) pj = NULL;
   DwBlock *b = arena_alloc(&ctx->arena, sizeof *b);
   *b = (DwBlock){ex, dw, pj, sd.N, se.C, sd.C, pj ? sp.M : sd.M, sd.in[0], sd.in[1], sd.out[0], sd.out[1], sd.k[0], sd.k[1],
-                 sd.s[0], sd.s[1], sd.pb[0], sd.pb[1], sd.d[0], sd.d[1]};
+                 sd.s[0], sd.s[1], sd.pb[0], sd.pb[1], sd.d[0], sd.d[1], false, false, 0};
+  {
+    const int64_t Wr = (b->OW - 1) * b->SW + (b->KW - 1) * b->DW + 1;
+    b->Wp = Wr > b->PW + b->IW ? Wr : b->PW + b->IW;
+    b->lanes = dw_block_lanes(ctx, b->Cin, b->KH * b->KW);
+    const int64_t Hr = (b->OH - 1) * b->SH + (b->KH - 1) * b->DH + 1;
+    b->shared = b->lanes && Hr * b->Wp <= 1024; /* ONNXC_DWC_PIX */
+  }
   Node *f = graph_new_node(ctx, g, "DwBlock", arena_printf(&ctx->arena, "%s_block", dw->name), 8, 1);
   f->domain = "onnxc";
   f->opset = 1;

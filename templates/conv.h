@@ -215,7 +215,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   for (j_ = 0; j_ < N; j_++, op++) {                                                                 \
     st[op & 15] = a_[j_];                                                                            \
     if ((op & 15) == 15 || op == OHW - 1)                                                            \
-      onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * OHW, OHW, e, c0);        \
+      onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * ldy, ldy, e, c0);        \
   }
 /* N consecutive output pixels op.. (flat, across rows: pixel q reads xt + o_[j]): a_j = sum
    over taps of the tap's 16 channel weights times the pixel's input vector; then into the
@@ -236,17 +236,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
       }                                                                                              \
     ONNXC_DWC_STAGE(N)                                                                               \
   }
-/* The same for N outputs ow.. of output row oh with the column stride S_ and kernel width KW_
-   as constants (column dilation 1): the loads of a kernel row are p_[j S_ + kw], which the
-   compiler shares between the outputs that read the same input column (stride 1: N + KW_ - 1
+/* The same for N outputs ow.. of output row oh of a square KW_ x KW_ kernel with the stride S_
+   (both directions) as constants (dilation 1): the loads of a kernel row are p_[j S_ + kw], which
+   the compiler shares between the outputs that read the same input column (stride 1: N + KW_ - 1
    loads instead of N KW_).  The taps are summed in the same (kh, kw) order. */
 #define ONNXC_DWC_ROW(N, S_, KW_)                                                                    \
   {                                                                                                  \
     __m512 a_[N];                                                                                    \
     int j_, kh_, kw_;                                                                                \
     for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_setzero_ps();                                         \
-    for (kh_ = 0; kh_ < KH; kh_++) {                                                                 \
-      const __m512 *p_ = xt + (long)(oh * SH + kh_ * DH) * Wp + ow * S_, *w_ = wt + kh_ * KW_;       \
+    ONNXC_UNROLL for (kh_ = 0; kh_ < KW_; kh_++) {                                                   \
+      const __m512 *p_ = xt + (long)(oh * S_ + kh_) * Wp + ow * S_, *w_ = wt + kh_ * KW_;            \
       ONNXC_UNROLL for (kw_ = 0; kw_ < KW_; kw_++)                                                   \
         ONNXC_UNROLL for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_fmadd_ps(w_[kw_], p_[j_ * S_ + kw_], a_[j_]); \
     }                                                                                                \
@@ -276,6 +276,42 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
     }
 #define ONNXC_DWC_PIX 1024 /* padded input pixels of the transposed plane buffer (64 KiB) */
 
+/* One group of nc <= 16 depthwise channels c0.. from its input in channel lanes: xt is the
+   zero-padded input ([rows][Wp] vectors, lane c = channel c0 + c; output pixel (oh, ow) reads
+   xt[(oh SH + kh DH) Wp + ow SW + kw DW] at tap (kh, kw)), w the ONNX weights of all channels;
+   the OH x OW outputs go to the planes y + (c0 + c) ldy through e (per channel c0 + c). */
+ONNXC_MAYBE_UNUSED static void onnxc_dwc16_grp(const __m512 *xt, int Wp, const float *w, int c0, int nc, int KH,
+                                               int KW, int SH, int SW, int DH, int DW, float *y, long ldy, int OH,
+                                               int OW, const onnxc_epi *e) {
+  const long OHW = (long)OH * OW;
+  const int KP = KH * KW, sq = DH == 1 && DW == 1 && KH == KW && SH == SW;
+  __m512 wt[ONNXC_KPMAX + 15], st[16];
+  long op = 0;
+  int c, t, oh, ow;
+  for (t = 0; t < KP; t += 16) { /* taps t..t+15 of the group's weights, transposed */
+    const __mmask16 k = ONNXC_MASK16(KP - t);
+    for (c = 0; c < 16; c++)
+      wt[t + c] = c < nc ? _mm512_maskz_loadu_ps(k, w + (long)(c0 + c) * KP + t) : _mm512_setzero_ps();
+    onnxc_tr16(wt + t);
+  }
+  /* rows of 8 or more outputs: pieces within a row (narrower rows: pieces across rows) */
+  if (sq && OW >= 8 && SW == 1 && KW == 3) ONNXC_DWC_ROWS(1, 3)
+  else if (sq && OW >= 8 && SW == 1 && KW == 5) ONNXC_DWC_ROWS(1, 5)
+  else if (sq && OW >= 8 && SW == 2 && KW == 3) ONNXC_DWC_ROWS(2, 3)
+  else if (sq && OW >= 8 && SW == 2 && KW == 5) ONNXC_DWC_ROWS(2, 5)
+  else if (sq && OW == 7 && SW == 1 && KW == 3) ONNXC_DWC_ROWS7(1, 3)
+  else if (sq && OW == 7 && SW == 1 && KW == 5) ONNXC_DWC_ROWS7(1, 5)
+  else if (sq && OW == 7 && SW == 2 && KW == 5) ONNXC_DWC_ROWS7(2, 5)
+  else
+    while (op < OHW) {
+      const long left = OHW - op;
+      if (left >= 8) ONNXC_DWC_PIECE(8)
+      else if (left >= 4) ONNXC_DWC_PIECE(4)
+      else if (left >= 2) ONNXC_DWC_PIECE(2)
+      else ONNXC_DWC_PIECE(1)
+    }
+}
+
 /* Depthwise (one input plane per mult output planes) with 16 channels in the vector lanes: per group
    of 16 channels the input planes are transposed into a zero-padded [Hp][Wp][16] buffer, so
    every tap of every output pixel is one unmasked load and one FMA for 16 channels (no masks, no
@@ -285,23 +321,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
                                            int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
                                            int OW, const onnxc_epi *e) {
   const int Hr = (OH - 1) * SH + (KH - 1) * DH + 1, Wr = (OW - 1) * SW + (KW - 1) * DW + 1;
-  const int Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW, KP = KH * KW;
-  const long IHW = (long)IH * IW, OHW = (long)OH * OW;
-  __m512 xt[ONNXC_DWC_PIX], wt[ONNXC_KPMAX + 15], st[16];
+  const int Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW;
+  const long IHW = (long)IH * IW;
+  __m512 xt[ONNXC_DWC_PIX], st[16];
   int c0, i;
   /* the padding; the inside is rewritten per group (Hp Wp <= ONNXC_DWC_PIX is the caller's
      condition; the bound tells the compiler too) */
   for (i = 0; i < Hp * Wp && i < ONNXC_DWC_PIX; i++) xt[i] = _mm512_setzero_ps();
   for (c0 = 0; c0 < CO; c0 += 16) {
     const int nc = CO - c0 < 16 ? CO - c0 : 16;
-    long p0, op = 0;
-    int c, t, h = 0, ww = 0, oh, ow;
-    for (t = 0; t < KP; t += 16) { /* taps t..t+15 of the group's weights, transposed */
-      const __mmask16 k = ONNXC_MASK16(KP - t);
-      for (c = 0; c < 16; c++)
-        wt[t + c] = c < nc ? _mm512_maskz_loadu_ps(k, w + (long)(c0 + c) * KP + t) : _mm512_setzero_ps();
-      onnxc_tr16(wt + t);
-    }
+    long p0;
+    int c, h = 0, ww = 0;
     for (p0 = 0; p0 < IHW; p0 += 16) { /* the group's input planes, 16 pixels at a time */
       const int n = IHW - p0 < 16 ? (int)(IHW - p0) : 16;
       const __mmask16 k = ONNXC_MASK16(n);
@@ -316,22 +346,95 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
         }
       }
     }
-    /* rows of 8 or more outputs: pieces within a row (narrower rows: pieces across rows) */
-    if (DW == 1 && OW >= 8 && SW == 1 && KW == 3) ONNXC_DWC_ROWS(1, 3)
-    else if (DW == 1 && OW >= 8 && SW == 1 && KW == 5) ONNXC_DWC_ROWS(1, 5)
-    else if (DW == 1 && OW >= 8 && SW == 2 && KW == 3) ONNXC_DWC_ROWS(2, 3)
-    else if (DW == 1 && OW >= 8 && SW == 2 && KW == 5) ONNXC_DWC_ROWS(2, 5)
-    else if (DW == 1 && OW == 7 && SW == 1 && KW == 3) ONNXC_DWC_ROWS7(1, 3)
-    else if (DW == 1 && OW == 7 && SW == 1 && KW == 5) ONNXC_DWC_ROWS7(1, 5)
-    else if (DW == 1 && OW == 7 && SW == 2 && KW == 5) ONNXC_DWC_ROWS7(2, 5)
-    else
-      while (op < OHW) {
-        const long left = OHW - op;
-        if (left >= 8) ONNXC_DWC_PIECE(8)
-        else if (left >= 4) ONNXC_DWC_PIECE(4)
-        else if (left >= 2) ONNXC_DWC_PIECE(2)
-        else ONNXC_DWC_PIECE(1)
-      }
+    onnxc_dwc16_grp(xt, Wp, w, c0, nc, KH, KW, SH, SW, DH, DW, y, (long)OH * OW, OH, OW, e);
+  }
+}
+#endif
+
+/* ---- DwBlock bands with the expanded tensor in channel lanes ---------------------------------
+   onnxc_dwb16: one band of a DwBlock (compiler/ops_fused.c) whose expansion writes its output
+   straight into the zero-padded channel-lanes window that the depthwise taps read (the layout of
+   onnxc_dwc16), so that neither side transposes the expanded tensor and every depthwise tap is
+   one aligned load.  Per group g of 16 channels c0 = 16 g..: the group's window s1 + g * rows *
+   Wp * 16 (rows input rows top.., Wp padded columns, pixel (j, PW + iw) at (j Wp + PW + iw) * 16,
+   lane l = channel c0 + l) keeps its first j0 rows from the previous band (moved up by shift
+   rows), gets rows j0.. from the expansion (act(bias + sum_k A[c0 + l][k] x[k][ih][iw]), A in the
+   packed panels of onnxc_sgemm, rows outside the image zero), and the depthwise
+   convolution (ONNX weights w) of the window writes on x OW outputs to the planes y + c * ldy
+   through ed.  With shared, one band covers the plane (j0 = 0) and the groups take turns in one
+   window at s1 (small planes: it stays in L1).  s1 is aligned here to 64 bytes (the caller's
+   scratch has 64 bytes to spare). */
+#if defined(ONNXC_AVX512)
+#define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
+#define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
+/* N pixels p.. of onnxc_pwl16: N accumulators over all k, then the activation and the stores */
+#define ONNXC_PWL(N)                                                                                 \
+  {                                                                                                  \
+    __m512 a_[N];                                                                                    \
+    const float *xp_ = x + p;                                                                        \
+    for (i = 0; i < N; i++) a_[i] = bv;                                                              \
+    for (k = 0; k < K; k++, xp_ += ldx) {                                                            \
+      const __m512 wv_ = _mm512_loadu_ps(wg + 16L * k);                                              \
+      ONNXC_UNROLL for (i = 0; i < N; i++) a_[i] = _mm512_fmadd_ps(wv_, _mm512_set1_ps(xp_[i]), a_[i]); \
+    }                                                                                                \
+    ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
+      dst[(long)row * Wp + col] = onnxc_epi16(ea, a_[i], (__mmask16)0xffff, 0, 0);                   \
+      if (++col == IW) {                                                                             \
+        col = 0;                                                                                     \
+        row++;                                                                                       \
+      }                                                                                              \
+    }                                                                                                \
+    p += N;                                                                                          \
+  }
+/* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW): pixel p = r IW
+   + c goes to dst[r Wp + c] = act(bv + sum_k wg[16 k ..] x[k ldx + p]) (the activation of ea,
+   which has no bias and no residual) */
+ONNXC_MAYBE_UNUSED static void onnxc_pwl16(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,
+                                           __m512 bv, const onnxc_epi *ea, __m512 *dst) {
+  int p = 0, k, i, row = 0, col = 0;
+  while (n - p >= 8) ONNXC_PWL(8)
+  if (n - p >= 4) ONNXC_PWL(4)
+  if (n - p >= 2) ONNXC_PWL(2)
+  if (n - p >= 1) ONNXC_PWL(1)
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int IH, int IW, int top, int rows, int j0,
+                                           int shift, const float *A, const onnxc_epi *ee, const float *w, int KH,
+                                           int KW, int SH, int SW, int PW, int DH, int DW, int Wp, float *s1, float *y,
+                                           long ldy, int on, int OW, const onnxc_epi *ed, int shared) {
+  const long IHW = (long)IH * IW, gs = shared ? 0 : (long)rows * Wp * 16;
+  const int G = (C + 15) / 16;
+  int g, j, i, jz;
+  s1 = ONNXC_DWB_ALIGN(s1);
+  for (g = 0; g < G; g++) {
+    float *sg = s1 + g * gs;
+    const int c0 = 16 * g, nc = C - c0 < 16 ? C - c0 : 16, Mp = (C + 7) / 8 * 8;
+    float wg[16 * ONNXC_DWB_KMAX];
+    onnxc_epi ea = *ee;
+    const __m512 bv = ee->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), ee->bias + c0) : _mm512_setzero_ps();
+    int k;
+    ea.bias = (const float *)0;
+    ea.res = (const float *)0;
+    for (k = 0; k < Cin && k < ONNXC_DWB_KMAX; k++) { /* the group's weights [k][16] from the panels of 8 rows */
+      const int kb = k / ONNXC_KC * ONNXC_KC, kc = Cin - kb < ONNXC_KC ? Cin - kb : ONNXC_KC;
+      const float *pk = A + (long)kb * Mp + (long)c0 * kc + (k - kb) * 8;
+      for (i = 0; i < 16; i++) wg[16 * k + i] = c0 + i < Mp ? pk[i / 8 * 8 * kc + i % 8] : 0.0f;
+    }
+    if (j0 > 0) memmove(sg, sg + (long)shift * Wp * 16, sizeof(float) * (size_t)j0 * (size_t)Wp * 16);
+    for (j = j0; j < rows && top + j < 0; j++) memset(sg + (long)j * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
+    jz = IH - top < rows ? IH - top : rows;
+    if (jz < j) jz = j;
+    for (i = jz; i < rows; i++) memset(sg + (long)i * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
+    for (i = j; i < jz; i++) { /* the padding columns of the rows computed below */
+      memset(sg + (long)i * Wp * 16, 0, sizeof(float) * 16 * (size_t)PW);
+      memset(sg + ((long)i * Wp + PW + IW) * 16, 0, sizeof(float) * 16 * (size_t)(Wp - PW - IW));
+    }
+    if (jz > j) { /* input rows top + j .. top + jz - 1 */
+      const float *xr = x + (long)(top + j) * IW;
+      float *r = sg + ((long)j * Wp + PW) * 16;
+      onnxc_pwl16(Cin, xr, IHW, (jz - j) * IW, IW, Wp, wg, bv, &ea, (__m512 *)(void *)r);
+    }
+    onnxc_dwc16_grp((const __m512 *)(const void *)sg, Wp, w, c0, nc, KH, KW, SH, SW, DH, DW, y, ldy, on, OW, ed);
   }
 }
 #endif
@@ -685,7 +788,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           const __mmask16 ka = ONNXC_MASK16(IW - c0), kb = ONNXC_MASK16(IW - c0 - 16), km = ONNXC_MASK16(OW - ow0);
           __m512 acc = _mm512_setzero_ps(), acc2 = acc;
           for (kh = 0; kh < 3; kh++) {
-            const int ih = 2 * oh + kh - PH;
+            const long ih = 2L * oh + kh - PH; /* long: no int overflow for the compiler to assume */
             const float *r;
             __m512 a, b, od;
             if (ih < 0 || ih >= IH) continue;
@@ -699,8 +802,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
             acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[3 * kh + 2]), od, acc);
             po[kh] = od;
           }
-          if (2 * oh + 4 < IH) { /* the rows of the output row after next */
-            const float *pr = xc + (long)(2 * oh + 3) * IW + c0;
+          if (2L * oh + 4 < IH) { /* the rows of the output row after next */
+            const float *pr = xc + (2L * oh + 3) * IW + c0;
             _mm_prefetch((const char *)pr, _MM_HINT_T0);
             _mm_prefetch((const char *)(pr + 16), _MM_HINT_T0);
             _mm_prefetch((const char *)(pr + IW), _MM_HINT_T0);

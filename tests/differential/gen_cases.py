@@ -1583,6 +1583,65 @@ def g_fusion(c):
     return dt
 
 
+@family("dwblock")
+def g_dwblock(c):
+    """An inverted-residual block (compiler/ops_fused.c's DwBlock): a 1x1 expansion, a depthwise
+    Conv (3x3, 5x5 or 7x7, stride 1 or 2, padding "same" or less, sometimes dilated or with
+    another kernel height) and sometimes a 1x1 projection with the block input as residual,
+    activations between; channel counts off the 16-lane groups too."""
+    c.opset = c.choice([14, 17])
+    dt = F32
+    n = c.choice([1, 1, 1, 2])
+    cin = c.randint(1, 48)
+    ce = c.choice([c.randint(1, 40), cin * c.choice([3, 4, 6]), c.randint(8, 200)])
+    h, w = c.randint(1, 40), c.randint(1, 40)
+    k = c.choice([3, 3, 5, 5, 7])
+    kh = k if c.chance(0.85) else c.choice([1, 3, 5])
+    s = c.choice([1, 1, 2])
+    d = 2 if c.chance(0.1) else 1
+    ph, pw = c.randint(0, (kh - 1) * d // 2), c.randint(0, (k - 1) * d // 2)
+    if c.chance(0.7):
+        ph, pw = (kh - 1) * d // 2, (k - 1) * d // 2
+    if (h + 2 * ph - (kh - 1) * d - 1) < 0 or (w + 2 * pw - (k - 1) * d - 1) < 0:
+        raise Skip()
+    x = c.input(c.values([n, cin, h, w], dt), dt, "x")
+    lim = 1.5 / math.sqrt(cin)
+    ins = [x, c.const(c.values([ce, cin, 1, 1], dt, -lim, lim), dt, "we")]
+    if c.chance(0.8):
+        ins.append(c.const(c.values([ce], dt), dt, "be"))
+    y = c.node("Conv", ins)
+    chain = [f"Conv1x1 {cin}->{ce}"]
+    if c.chance(0.85):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        chain.append(act)
+    lim = 1.5 / math.sqrt(kh * k)
+    ins = [y, c.const(c.values([ce, 1, kh, k], dt, -lim, lim), dt, "wd")]
+    if c.chance(0.8):
+        ins.append(c.const(c.values([ce], dt), dt, "bd"))
+    y = c.node("Conv", ins, group=ce, kernel_shape=[kh, k], pads=[ph, pw, ph, pw], strides=[s, s],
+               dilations=[d, d] if d > 1 else None)
+    chain.append(f"DwConv {kh}x{k} s{s} d{d} pads {ph},{pw} on {h}x{w}")
+    if c.chance(0.85):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        chain.append(act)
+    if c.chance(0.6):
+        co = cin if s == 1 and ph == (kh - 1) * d // 2 and pw == (k - 1) * d // 2 and c.chance(0.6) else c.randint(1, 48)
+        lim = 1.5 / math.sqrt(ce)
+        ins = [y, c.const(c.values([co, ce, 1, 1], dt, -lim, lim), dt, "wp")]
+        if c.chance(0.8):
+            ins.append(c.const(c.values([co], dt), dt, "bp"))
+        y = c.node("Conv", ins)
+        chain.append(f"Conv1x1 {ce}->{co}")
+        if co == cin and s == 1 and ph == (kh - 1) * d // 2 and pw == (k - 1) * d // 2 and c.chance(0.7):
+            y = c.node("Add", [y, x] if c.chance(0.5) else [x, y])
+            chain.append("AddBlockInput")
+    c.output(y)
+    c.note("chain: " + " -> ".join(chain))
+    return dt
+
+
 # ---- running ORT and writing the case ------------------------------------------------------------
 def ort_run(model, feeds):
     import onnxruntime as ort
