@@ -388,14 +388,25 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
   }
 /* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW): pixel p = r IW
    + c goes to dst[r Wp + c] = act(bv + sum_k wg[16 k ..] x[k ldx + p]) (the activation of ea,
-   which has no bias and no residual) */
+   which has no bias and no residual).  Blocks of 8 pixels; the last 9..15 as two blocks of 4
+   to 8 (a block of few pixels waits on its FMA chains' latency: 49 = 5 x 8 + 4 + 5). */
 ONNXC_MAYBE_UNUSED static void onnxc_pwl16(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,
                                            __m512 bv, const onnxc_epi *ea, __m512 *dst) {
   int p = 0, k, i, row = 0, col = 0;
-  while (n - p >= 8) ONNXC_PWL(8)
-  if (n - p >= 4) ONNXC_PWL(4)
-  if (n - p >= 2) ONNXC_PWL(2)
-  if (n - p >= 1) ONNXC_PWL(1)
+  while (n - p >= 16) ONNXC_PWL(8)
+  while (n > p) {
+    const int r = n - p, b = r >= 8 ? r / 2 : r; /* r = 8..15: two blocks */
+    switch (b) {
+    case 7: ONNXC_PWL(7) break;
+    case 6: ONNXC_PWL(6) break;
+    case 5: ONNXC_PWL(5) break;
+    case 4: ONNXC_PWL(4) break;
+    case 3: ONNXC_PWL(3) break;
+    case 2: ONNXC_PWL(2) break;
+    case 1: ONNXC_PWL(1) break;
+    default: ONNXC_PWL(8) break;
+    }
+  }
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int IH, int IW, int top, int rows, int j0,
