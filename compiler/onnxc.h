@@ -865,7 +865,6 @@ void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs);
    output rows.  NULL when the Convs do not have those forms.  The new node is appended to
    g->nodes and the three are marked dead. */
 Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj);
-bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps);
 void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs);
 
 /* ops_seq.c, for the CUDA backend: an LSTM or GRU whose CUDA form applies (float32, layout 0,

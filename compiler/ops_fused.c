@@ -216,7 +216,7 @@ static const OpDef dwblock_row = {"DwBlock", "onnxc", 1, ONNXC_MAX_OPSET, 0, dwb
 
 /* Whether a block of Cin input channels and a depthwise kernel of taps taps takes the lanes
    form on AVX-512 targets (onnxc_dwb16: one thread, ONNXC_KPMAX taps, ONNXC_DWB_KMAX inputs). */
-bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) { return ctx->threads <= 1 && taps <= 49 && Cin <= 512; }
+static bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) { return ctx->threads <= 1 && taps <= 49 && Cin <= 512; }
 
 /* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group). */
 static bool packed_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {

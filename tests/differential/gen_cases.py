@@ -1588,13 +1588,20 @@ def g_dwblock(c):
     """An inverted-residual block (compiler/ops_fused.c's DwBlock): a 1x1 expansion, a depthwise
     Conv (3x3, 5x5 or 7x7, stride 1 or 2, padding "same" or less, sometimes dilated or with
     another kernel height) and sometimes a 1x1 projection with the block input as residual,
-    activations between; channel counts off the 16-lane groups too."""
+    activations between; channel counts off the 16-lane groups too; mostly big enough to be fused."""
     c.opset = c.choice([14, 17])
     dt = F32
     n = c.choice([1, 1, 1, 2])
     cin = c.randint(1, 48)
-    ce = c.choice([c.randint(1, 40), cin * c.choice([3, 4, 6]), c.randint(8, 200)])
-    h, w = c.randint(1, 40), c.randint(1, 40)
+    if c.chance(0.7):
+        # an expanded tensor of >= 1 MiB: optimize.c fuses those (DWBLOCK_MIN_BYTES)
+        # (small planes: one band in one shared window, many channel groups)
+        n, h, w = (1, c.randint(18, 30), c.randint(18, 30)) if c.chance(0.3) else (1, c.randint(40, 80), c.randint(40, 80))
+        lo = -(-262144 // (h * w))
+        ce = c.randint(lo, max(lo, 300))
+    else:
+        ce = c.choice([c.randint(1, 40), cin * c.choice([3, 4, 6]), c.randint(8, 200)])
+        h, w = c.randint(1, 40), c.randint(1, 40)
     k = c.choice([3, 3, 5, 5, 7])
     kh = k if c.chance(0.85) else c.choice([1, 3, 5])
     s = c.choice([1, 1, 2])
