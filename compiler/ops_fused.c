@@ -112,34 +112,31 @@ static const char *kc(Emit *e, const char *fn) {
   return fmt(e, "%s_par(%d, ", fn, e->ctx->threads);
 }
 
-/* The lanes form: onnxc_dwb16 per band (the expansion and the depthwise convolution; their
-   output straight into the block's output rows, or into S2 for the projection). */
-static void dwblock_emit_lanes(Emit *e, Node *n) {
+/* Both forms: the epilogues, the batch loop and the loop over bands of R output rows (on rows
+   from o0; input rows top.. of the window, rows of them). */
+static void band_open(Emit *e, Node *n, int64_t R) {
   const DwBlock *b = n->priv;
-  const int64_t R = band_rows(b, n->scratch_cap, true), IHW = b->IH * b->IW, OHW = b->OH * b->OW;
-  const int64_t span = (b->KH - 1) * b->DH + 1;
-  const bool sh = shared_window(b, n->scratch_cap);
-  ep(e, "float *s1 = (float *)W%s;", b->pj ? fmt(e, ", *s2 = s1 + %lld", LL(s1_floats(b, R, true, sh))) : "");
   ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
-  ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * IHW));
-  ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * OHW));
+  ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * b->IH * b->IW));
+  ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * b->OH * b->OW));
   ep(e, "int prev_top = 0, prev_rows = 0;");
   ep(e, "for (int o0 = 0; o0 < %lld; o0 += %lld) {", LL(b->OH), LL(R));
   ep(e, "const int on = %lld - o0 < %lld ? %lld - o0 : %lld;", LL(b->OH), LL(R), LL(b->OH), LL(R));
-  ep(e, "const int top = o0 * %lld - %lld, rows = (on - 1) * %lld + %lld;", LL(b->SH), LL(b->PH), LL(b->SH), LL(span));
-  /* rows the previous band of the same height computed: moved up, not computed again */
-  ep(e, "const int j0 = rows == prev_rows && top - prev_top < rows ? rows - (top - prev_top) : 0;");
-  ep(e, "onnxc_dwb16(%lld, %lld, x, %lld, %lld, top, rows, j0, top - prev_top, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, s1, %s, %s, on, %lld, &ed, %d);",
-     LL(b->C), LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW),
-     LL(b->Wp), b->pj ? "s2" : fmt(e, "y + (long)o0 * %lld", LL(b->OW)), b->pj ? fmt(e, "(long)on * %lld", LL(b->OW)) : fmt(e, "%lldL", LL(OHW)),
-     LL(b->OW), sh ? 1 : 0);
+  ep(e, "const int top = o0 * %lld - %lld, rows = (on - 1) * %lld + %lld;", LL(b->SH), LL(b->PH), LL(b->SH),
+     LL((b->KH - 1) * b->DH + 1));
+}
+
+/* Both forms: the projection of the band's S2 into its output rows (if any), the loops' ends. */
+static void band_close(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  const int64_t OHW = b->OH * b->OW;
   if (b->pj) {
     const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
     ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
-    ep(e, "onnxc_sgemm(%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", LL(b->Cout),
-       LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
+    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", kc(e, "onnxc_sgemm"),
+       LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
   }
   ep(e, "prev_top = top;");
   ep(e, "prev_rows = rows;");
@@ -147,21 +144,30 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
   ep(e, "}");
 }
 
+/* The lanes form: onnxc_dwb16 per band (the expansion and the depthwise convolution; their
+   output straight into the block's output rows, or into S2 for the projection). */
+static void dwblock_emit_lanes(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  const int64_t R = band_rows(b, n->scratch_cap, true);
+  const bool sh = shared_window(b, n->scratch_cap);
+  ep(e, "float *s1 = (float *)W%s;", b->pj ? fmt(e, ", *s2 = s1 + %lld", LL(s1_floats(b, R, true, sh))) : "");
+  band_open(e, n, R);
+  /* rows the previous band of the same height computed: moved up, not computed again */
+  ep(e, "const int j0 = rows == prev_rows && top - prev_top < rows ? rows - (top - prev_top) : 0;");
+  ep(e, "onnxc_dwb16(%lld, %lld, x, %lld, %lld, top, rows, j0, top - prev_top, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, s1, %s, %s, on, %lld, &ed, %d);",
+     LL(b->C), LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW),
+     LL(b->Wp), b->pj ? "s2" : fmt(e, "y + (long)o0 * %lld", LL(b->OW)),
+     b->pj ? fmt(e, "(long)on * %lld", LL(b->OW)) : fmt(e, "%lldL", LL(b->OH * b->OW)), LL(b->OW), sh ? 1 : 0);
+  band_close(e, n);
+}
+
 static void dwblock_emit_planar(Emit *e, Node *n) {
   const DwBlock *b = n->priv;
   const int64_t R = band_rows(b, n->scratch_cap, false), IHW = b->IH * b->IW, OHW = b->OH * b->OW;
-  const int64_t span = (b->KH - 1) * b->DH + 1, rin = (R - 1) * b->SH + span;
+  const int64_t rin = (R - 1) * b->SH + (b->KH - 1) * b->DH + 1;
   const bool direct = !b->pj && R == b->OH; /* one band, no projection: no S2 */
   ep(e, "float *s1 = (float *)W%s;", direct ? "" : fmt(e, ", *s2 = s1 + %lld", LL(b->C * rin * b->IW)));
-  ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
-  ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
-  ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
-  ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * IHW));
-  ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * OHW));
-  ep(e, "int prev_top = 0, prev_rows = 0;");
-  ep(e, "for (int o0 = 0; o0 < %lld; o0 += %lld) {", LL(b->OH), LL(R));
-  ep(e, "const int on = %lld - o0 < %lld ? %lld - o0 : %lld;", LL(b->OH), LL(R), LL(b->OH), LL(R));
-  ep(e, "const int top = o0 * %lld - %lld, rows = (on - 1) * %lld + %lld;", LL(b->SH), LL(b->PH), LL(b->SH), LL(span));
+  band_open(e, n, R);
   ep(e, "int j0 = 0, jz;");
   /* rows the previous band of the same height computed: moved up, not computed again */
   ep(e, "if (rows == prev_rows && top - prev_top < rows) {");
@@ -183,19 +189,10 @@ static void dwblock_emit_planar(Emit *e, Node *n) {
   /* one band without a projection: the depthwise output straight into the block's output */
   ep(e, "%s%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, %s, on, %lld, &ed);", kc(e, "onnxc_dw2d"),
      LL(b->C), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW), direct ? "y" : "s2", LL(b->OW));
-  if (b->pj) {
-    const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
-    ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
-    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", kc(e, "onnxc_sgemm"),
-       LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
-  } else if (!direct) {
+  if (!b->pj && !direct)
     ep(e, "for (int c = 0; c < %lld; c++) memcpy(y + (long)c * %lld + (long)o0 * %lld, s2 + (long)c * on * %lld, sizeof(float) * (size_t)on * %lld);",
        LL(b->C), LL(OHW), LL(b->OW), LL(b->OW), LL(b->OW));
-  }
-  ep(e, "prev_top = top;");
-  ep(e, "prev_rows = rows;");
-  ep(e, "}");
-  ep(e, "}");
+  band_close(e, n);
 }
 
 static void dwblock_emit(Emit *e, Node *n) {
