@@ -19,6 +19,8 @@
    convolutions (see below); onnxc_wino_direct: the same without transform scratch.
    onnxc_conv_sc (AVX-512): direct convolution of few input channels (stems), the input rows
    split by column phase into a band buffer so that every tap is a vector load.
+   onnxc_dwb16 (AVX-512): one band of a DwBlock (1x1 expansion + depthwise) with the expanded
+   tensor in channel lanes, never transposed (below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
 #define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par */
