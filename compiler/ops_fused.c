@@ -20,7 +20,7 @@
  * the same epilogues, so every sum is taken in the same order as there; only the depthwise
  * kernel's form may differ per band (its taps are summed in another order: rounding).
  *
- * On AVX-512 targets (one thread, at most 49 taps, 512 input channels) the block takes the
+ * On AVX-512 targets (one thread, at most 49 taps and 512 input channels) the block takes the
  * channel-lanes form instead (templates/conv.h onnxc_dwb16, the generated code picks the form
  * by #if): S1 holds the expanded tensor as 16-channel vectors per pixel in a zero-padded
  * window (the layout the depthwise kernel with channels in lanes reads), written directly by a
@@ -28,9 +28,9 @@
  * panels), so neither the expansion's output nor the depthwise input is ever transposed; only
  * the depthwise output goes back to planes (into S2 for the projection, else straight into the
  * output rows).  On a small plane (a padded window of at most 1024 pixels) one band covers it
- * and the channel groups take turns in one L1-sized window.  Measured on a Zen 4 core:
- * EfficientNet-B0's 16->96 block at 112x112 (3x3 stride 2, SiLU) 964 -> 743 us, 24->144 5x5
- * stride 2 at 56x56 539 -> 402 us; MobileNetV2's 16->96->24 block 873 -> 650 us.
+ * and the channel groups take turns in one L1-sized window.  Measured on a Zen 4 core (whole
+ * models, 12 alternating rounds, median ratio against the planar form): EfficientNet-B0 0.963,
+ * MobileNetV2 0.980.
  *
  * Not an ONNX op and not in the op table (like FusedElementwise).  Inputs: X0 the block input,
  * X1/X2 the packed expansion weight and its bias, X3/X4 the depthwise weight (ONNX layout) and
@@ -43,6 +43,10 @@
 
 #define LL(x) ((long long)(x))
 #define BAND_BYTES (384 * 1024) /* S1 + S2 target: within a 1 MiB L2 with room for weights */
+/* the lanes form's limits, as templates/conv.h has them */
+#define LANES_TAPS 49        /* ONNXC_KPMAX: depthwise taps */
+#define LANES_CIN 512        /* ONNXC_DWB_KMAX: expansion inputs (its weight table on the stack) */
+#define LANES_WINDOW 1024    /* ONNXC_DWC_PIX: padded pixels of a shared window */
 
 typedef struct DwBlock {
   Node *ex, *dw, *pj;  /* the absorbed Convs (dead; their attributes and fused epilogues) */
@@ -212,8 +216,10 @@ static const OpDef dwblock_row = {"DwBlock", "onnxc", 1, ONNXC_MAX_OPSET, 0, dwb
                                   dwblock_scratch, "float", NULL};
 
 /* Whether a block of Cin input channels and a depthwise kernel of taps taps takes the lanes
-   form on AVX-512 targets (onnxc_dwb16: one thread, ONNXC_KPMAX taps, ONNXC_DWB_KMAX inputs). */
-static bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) { return ctx->threads <= 1 && taps <= 49 && Cin <= 512; }
+   form on AVX-512 targets (onnxc_dwb16, one thread). */
+static bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) {
+  return ctx->threads <= 1 && taps <= LANES_TAPS && Cin <= LANES_CIN;
+}
 
 /* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group). */
 static bool packed_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
@@ -239,7 +245,7 @@ Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj) {
     b->Wp = Wr > b->PW + b->IW ? Wr : b->PW + b->IW;
     b->lanes = dw_block_lanes(ctx, b->Cin, b->KH * b->KW);
     const int64_t Hr = (b->OH - 1) * b->SH + (b->KH - 1) * b->DH + 1;
-    b->shared = b->lanes && Hr * b->Wp <= 1024; /* ONNXC_DWC_PIX */
+    b->shared = b->lanes && Hr * b->Wp <= LANES_WINDOW;
   }
   Node *f = graph_new_node(ctx, g, "DwBlock", arena_printf(&ctx->arena, "%s_block", dw->name), 8, 1);
   f->domain = "onnxc";
