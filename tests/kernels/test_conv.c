@@ -1,8 +1,8 @@
 /* test_conv.c: the depthwise convolution (onnxc_dw2d) and the "same" stride-1 convolution
    (onnxc_conv_same) of templates/conv.h against a double-precision reference, on whichever
    path the target selects.  dw2d: 3x3 with strides 1 and 2 (both ways), paddings 0-2, planes
-   from 1 x 1 to wider than a few vectors, channel multipliers 1 and 2; 5x5 and dilated 3x3 for
-   the general path; bands without vertical padding (rows given explicitly, as DwBlock calls it).
+   from 1 x 1 to wider than a few vectors, channel multipliers 1 and 2; 5x5 (strides 1 and 2,
+   rows of 6 to 35 outputs) and dilated 3x3 for the general path; bands without vertical padding (rows given explicitly, as DwBlock calls it).
    conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
    or Clip.  Winograd F(2x2,3x3) and F(4x4,3x3) (onnxc_wino23, onnxc_wino43, onnxc_wino_direct)
@@ -280,7 +280,10 @@ int main(void) {
     one(4, 2, dims[hi], dims[hi] + 3, 3, 2, 2, 1, 1, ONNXC_ACT_RELU);
     one(2, 1, dims[hi], dims[hi], 5, 1, 1, 2, 1, ONNXC_ACT_NONE);
     one(2, 1, dims[hi], dims[hi] + 1, 3, 1, 1, 2, 2, ONNXC_ACT_CLIP);
-    cases += 3;
+    /* 5x5 rows of 8..35 outputs (channels in lanes: every piece width 4..8) and stride 2 */
+    one(3, 1, dims[hi], dims[hi] + 2, 5, 1, 1, 2, 1, ONNXC_ACT_SILU + 100);
+    one(3, 1, 2 * dims[hi] + 1, 2 * dims[hi] + 5, 5, 2, 2, 2, 1, ONNXC_ACT_SILU);
+    cases += 5;
   }
   {
     static const int hw[][2] = {{1, 5}, {1, 13}, {3, 3}, {5, 7}, {6, 13}, {14, 14}, {9, 4}};
