@@ -1168,7 +1168,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
       else if (ev_.act == ONNXC_ACT_CLIP)                                                           \
         t_ = _mm512_min_ps(_mm512_max_ps(t_, _mm512_set1_ps(ev_.alpha)), _mm512_set1_ps(ev_.beta)); \
       else if (ev_.act == ONNXC_ACT_SILU || ev_.act == ONNXC_ACT_SIGMOID)                           \
-        t_ = _mm512_div_ps(ev_.act == ONNXC_ACT_SILU ? t_ : _mm512_set1_ps(1.0f), onnxc_sigden16(t_)); \
+        t_ = _mm512_div_ps(onnxc_signum16(t_, ev_.act == ONNXC_ACT_SILU), onnxc_sigden16(t_));      \
       else if (ev_.act) t_ = onnxc_act16(t_, ev_.act, ev_.alpha, ev_.beta);                         \
     }                                                                                               \
     _mm512_mask_storeu_ps(y + (long)r * OHW + 16 * v, k_, t_);                                      \

@@ -4,7 +4,8 @@
    micro-kernels, more than one k block (ONNXC_KC), M = 1 (GEMV), the GEMV strip layout and the
    channels-in-lanes product (onnxc_sgemm_t: partial 48-row panels, every tile width 1..8);
    onnxc_softmax_row on finite rows and its refusal of rows with NaN or infinities;
-   epilogues: bias per row / per column, residual, each activation.  Prints one line per
+   epilogues: bias per row / per column, residual, each activation; sigmoid and SiLU on NaN,
+   infinities and values past the exponent's clamp.  Prints one line per
    failure and exits non-zero on any.  Built for the host and, under qemu, for AArch64. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,29 @@ static int softmax_rows(void) {
   return cases;
 }
 
+/* Sigmoid and SiLU through the epilogue on special values: NaN stays NaN, +-inf and the
+   clamp's neighbourhood give the limits (any target: onnxc_epi_row); not SiLU(-inf), which the
+   graph's -inf * Sigmoid(-inf) leaves NaN and the vector forms -inf. */
+static int act_specials(void) {
+  static const float xs[8] = {0.0f, 1.0f, -1.0f, 90.0f, -90.0f, 200.0f, -200.0f, 0.0f};
+  float y[16], r[16];
+  int act, i, cases = 0;
+  for (act = ONNXC_ACT_SIGMOID; act <= ONNXC_ACT_SILU; act += ONNXC_ACT_SILU - ONNXC_ACT_SIGMOID) {
+    for (i = 0; i < 16; i++) y[i] = i < 8 ? xs[i] : i == 8 ? NAN : i == 9 ? -NAN : i == 10 ? INFINITY : i == 11 ? -INFINITY : 0.5f * (float)i;
+    onnxc_epi_row(y, 16, 0.0f, (const float *)0, (const float *)0, act, 0.0f, 0.0f);
+    for (i = 0; i < 16; i++) {
+      const double x = i < 8 ? xs[i] : i == 8 || i == 9 ? NAN : i == 10 ? INFINITY : i == 11 ? -INFINITY : 0.5 * i;
+      const double sg = x == INFINITY ? 1.0 : x == -INFINITY ? 0.0 : 1.0 / (1.0 + exp(-x));
+      r[i] = (float)(act == ONNXC_ACT_SILU ? (x == INFINITY ? x : x == -INFINITY ? 0.0 : x * sg) : sg);
+      if ((isnan(r[i]) != isnan(y[i]) && !(i == 11 && act == ONNXC_ACT_SILU)) || (!isnan(r[i]) && fabs((double)y[i] - (double)r[i]) > 1e-6 * fabs((double)r[i]) + 1e-30 &&
+                                          !(i == 11 && act == ONNXC_ACT_SILU)))
+        printf("FAIL act %d of %g: got %.9g, want %.9g\n", act, x, y[i], r[i]), failures++;
+      cases++;
+    }
+  }
+  return cases;
+}
+
 int main(void) {
   static const int Ms[] = {1, 3, 8, 9, 17, 24, 47, 48, 49, 64, 80, 100};
   static const int Ns[] = {1, 3, 4, 5, 8, 11, 12, 13, 16, 24, 25, 47, 48, 49, 100, 131, 300};
@@ -166,6 +190,7 @@ int main(void) {
     cases += 3;
   }
   cases += softmax_rows();
+  cases += act_specials();
   printf("%d cases, %d failures (MR %d, NR %d)\n", cases, failures, ONNXC_MR, ONNXC_NR);
   return failures != 0;
 }
