@@ -245,7 +245,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
 #define ONNXC_DWC_ROW(N, S_, KW_)                                                                    \
   {                                                                                                  \
     __m512 a_[N];                                                                                    \
-    const __m512 *wb_ = wt;                                                                          \
+    const __m512 *wb_ = wt; /* opaque: GCC kept a 5x5 kernel's 25 weight vectors across the loops   \
+                               and spilled them with the inputs around every FMA (672 x 14 x 14,    \
+                               5x5, alone: 124 -> 110 us) */                                        \
     int j_, kh_, kw_;                                                                                \
     ONNXC_OPAQUE(wb_);                                                                               \
     for (j_ = 0; j_ < N; j_++) a_[j_] = _mm512_setzero_ps();                                         \
@@ -259,13 +261,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   }
 #if defined(__GNUC__)
 #define ONNXC_UNROLL _Pragma("GCC unroll 16")
-/* p as if changed here: loads through it stay inside the loop (the compiler kept a 5x5 kernel's
-   25 weight vectors across the loops and spilled them with the input vectors around every
-   FMA: 672 x 14 x 14, 5x5, alone: 124 -> 110 us) */
-#define ONNXC_OPAQUE(p) __asm__("" : "+r"(p))
 #else
 #define ONNXC_UNROLL
-#define ONNXC_OPAQUE(p) (void)0
 #endif
 /* Rows of 7 (the last stage of the ImageNet models) as one piece each. */
 #define ONNXC_DWC_ROWS7(S_, KW_)                                                                     \
