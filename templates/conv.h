@@ -560,6 +560,79 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
 }
 #endif
 
+#if defined(ONNXC_AVX512)
+/* Depthwise 3x3 "same" (stride 1, padding 1) on a narrow plane (W < 16, H W <= ONNXC_DWN_MAX):
+   the plane as one row of vectors, copied between W + 1 zeros before and after (the rows above
+   the first and below the last), so that every tap is one unmasked load; the taps of the left
+   and right kernel columns go to sums of their own, which the first and last column of each
+   row leave out (one masked add each).  The copy of channel c + 1 goes into the other of two
+   buffers before channel c is computed: unaligned loads over vectors just stored would wait for
+   the stores to complete.  Against masked loads per tap (still used past ONNXC_DWN_MAX),
+   alone: 480 x 14 x 14 with SiLU 52 -> 41 us; MLPerf DS-CNN (64 x 25 x 5) whole model 2.5%. */
+#define ONNXC_DWN_MAX 2048
+#define ONNXC_DWN_BUF (ONNXC_DWN_MAX + 64)
+ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int H, int W, const float *w, float *y,
+                                          const onnxc_epi *e) {
+  const long HW = (long)H * W;
+  const int nv = (int)((HW + 15) / 16); /* W + 1 <= 16 zeros before each plane at buf + 16 */
+  float buf[2 * ONNXC_DWN_BUF];
+  __mmask16 mL[ONNXC_DWN_MAX / 16], mR[ONNXC_DWN_MAX / 16];
+  onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  int v, i, col = 0, oc, clamp = 0, simple, silu;
+  __m512 lo = _mm512_setzero_ps(), hi = lo;
+  if (e) ev = *e;
+  /* the common epilogues without the per-vector checks of onnxc_epi16: a per-channel bias (it
+     starts the sums) and Relu / Clip or SiLU */
+  simple = e && onnxc_epi_simple(&ev, &clamp, &lo, &hi);
+  silu = e && !ev.res && !ev.bias_cols && ev.act == ONNXC_ACT_SILU;
+  for (v = 0; v < nv; v++) { /* lanes not in the first (mL) / last (mR) column */
+    unsigned l = 0, r = 0;
+    for (i = 0; i < 16; i++) {
+      if (col != 0) l |= 1u << i;
+      if (col != W - 1) r |= 1u << i;
+      if (++col == W) col = 0;
+    }
+    mL[v] = (__mmask16)l;
+    mR[v] = (__mmask16)r;
+  }
+  for (i = 0; i < 16 * nv + 48; i++) buf[i] = buf[ONNXC_DWN_BUF + i] = 0.0f; /* the part in use */
+  for (v = 0; v < nv; v++) /* channel 0 into buffer 0 (the vectors past the plane stay 0) */
+    _mm512_storeu_ps(buf + 16 + 16L * v, _mm512_maskz_loadu_ps(ONNXC_MASK16((int)(HW - 16L * v)), x + 16L * v));
+  for (oc = 0; oc < CO; oc++) {
+    const float *wc = w + (long)oc * 9, *pl = buf + (oc & 1) * ONNXC_DWN_BUF + 16;
+    float *yc = y + (long)oc * HW;
+    const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
+    const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
+    const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
+    const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+    if (oc + 1 < CO) { /* the next channel's plane into the other buffer */
+      const float *xn = x + (long)((oc + 1) / mult) * HW;
+      float *pn = buf + ((oc + 1) & 1) * ONNXC_DWN_BUF + 16;
+      for (v = 0; v < nv; v++) _mm512_storeu_ps(pn + 16L * v, _mm512_maskz_loadu_ps(ONNXC_MASK16((int)(HW - 16L * v)), xn + 16L * v));
+    }
+    for (v = 0; v < nv; v++) {
+      const float *p = pl + 16L * v;
+      const __mmask16 k = ONNXC_MASK16((int)(HW - 16L * v));
+      __m512 a = _mm512_fmadd_ps(w01, _mm512_loadu_ps(p - W), bv); /* centre column */
+      __m512 l = _mm512_mul_ps(w00, _mm512_loadu_ps(p - W - 1));
+      __m512 r = _mm512_mul_ps(w02, _mm512_loadu_ps(p - W + 1));
+      a = _mm512_fmadd_ps(w11, _mm512_loadu_ps(p), a);
+      l = _mm512_fmadd_ps(w10, _mm512_loadu_ps(p - 1), l);
+      r = _mm512_fmadd_ps(w12, _mm512_loadu_ps(p + 1), r);
+      a = _mm512_fmadd_ps(w21, _mm512_loadu_ps(p + W), a);
+      l = _mm512_fmadd_ps(w20, _mm512_loadu_ps(p + W - 1), l);
+      r = _mm512_fmadd_ps(w22, _mm512_loadu_ps(p + W + 1), r);
+      a = _mm512_mask_add_ps(a, mL[v], a, l);
+      a = _mm512_mask_add_ps(a, mR[v], a, r);
+      if (clamp) a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
+      else if (silu) a = _mm512_div_ps(a, onnxc_sigden16(a));
+      else if (e && !simple) a = onnxc_epi16(&ev, a, k, oc, 16 * v);
+      _mm512_mask_storeu_ps(yc + 16L * v, k, a);
+    }
+  }
+}
+#endif
+
 ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
                                           int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
                                           int OW, const onnxc_epi *e) {
@@ -589,6 +662,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   /* rows are copied two output rows ahead of their use: loads from rows just stored would wait
      for the stores (no store forwarding for partly overlapping vectors) */
   const int span = (KH - 1) * DH + 1 + 2 * SH, LW = ((OW - 1) * SW + (KW - 1) * DW + SW) / SW + 16;
+  if (narrow3 && OHW <= ONNXC_DWN_MAX) {
+    onnxc_dw3n(CO, mult, x, OH, OW, w, y, e);
+    return;
+  }
   if (SH == 1 && SW == 1 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH == 1 && PW == 1 && OH == IH && OW == IW &&
       OW < 16 && OHW <= 16 * 1024) {
     /* 3x3 "same", narrow planes: the plane as one row of vectors; tap masks from five per vector

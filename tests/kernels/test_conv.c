@@ -283,7 +283,11 @@ int main(void) {
     /* 5x5 rows of 8..35 outputs (channels in lanes: every piece width 4..8) and stride 2 */
     one(3, 1, dims[hi], dims[hi] + 2, 5, 1, 1, 2, 1, ONNXC_ACT_SILU + 100);
     one(3, 1, 2 * dims[hi] + 1, 2 * dims[hi] + 5, 5, 2, 2, 2, 1, ONNXC_ACT_SILU);
-    cases += 5;
+    /* 3x3 "same" on narrow planes with a channel multiplier; and planes past the copied-plane
+       kernel's size (onnxc_dw3n: H W <= ONNXC_DWN_MAX) */
+    one(4, 2, dims[hi], dims[hi] % 7 + 2, 3, 1, 1, 1, 1, ONNXC_ACT_SILU + 100);
+    one(2, 1, 150 + 20 * dims[hi], dims[hi] % 15 + 1, 3, 1, 1, 1, 1, ONNXC_ACT_RELU);
+    cases += 7;
   }
   {
     static const int hw[][2] = {{1, 5}, {1, 13}, {3, 3}, {5, 7}, {6, 13}, {14, 14}, {9, 4}};
