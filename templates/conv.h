@@ -192,12 +192,19 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   if (e && !e->res && !e->bias_cols && (e->act == ONNXC_ACT_SILU || onnxc_epi_simple(e, &clamp, &lo, &hi))) {
     const __m512 bv = e->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), e->bias + c0) : _mm512_setzero_ps();
     int i;
-    for (i = 0; i < n; i++) {
-      __m512 t = e->bias ? _mm512_add_ps(st[i], bv) : st[i];
-      if (e->act == ONNXC_ACT_SILU) t = _mm512_div_ps(t, onnxc_sigden16(t));
-      else if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
-      st[i] = t;
-    }
+    if (e->act == ONNXC_ACT_SILU && n == 16) {
+      /* unrolled: 16 independent SiLU chains that the compiler interleaves (in the loop below
+         each waited on the last: 1152 x 7 x 7 5x5 with SiLU, alone, 56.0 -> 54.4 us) */
+      __m512 t[16];
+      ONNXC_UNROLL for (i = 0; i < 16; i++) t[i] = _mm512_add_ps(st[i], bv);
+      ONNXC_UNROLL for (i = 0; i < 16; i++) st[i] = _mm512_div_ps(t[i], onnxc_sigden16(t[i]));
+    } else
+      for (i = 0; i < n; i++) {
+        __m512 t = e->bias ? _mm512_add_ps(st[i], bv) : st[i];
+        if (e->act == ONNXC_ACT_SILU) t = _mm512_div_ps(t, onnxc_sigden16(t));
+        else if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+        st[i] = t;
+      }
     onnxc_tr16(st);
     for (c = 0; c < nc; c++) _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, st[c]);
     return;
@@ -259,11 +266,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
     ONNXC_DWC_STAGE(N)                                                                               \
     ow += N;                                                                                         \
   }
-#if defined(__GNUC__)
-#define ONNXC_UNROLL _Pragma("GCC unroll 16")
-#else
-#define ONNXC_UNROLL
-#endif
 /* Rows of 7 (the last stage of the ImageNet models) as one piece each. */
 #define ONNXC_DWC_ROWS7(S_, KW_)                                                                     \
   for (oh = 0; oh < OH; oh++) {                                                                      \

@@ -137,8 +137,10 @@ ONNXC_MAYBE_UNUSED static const float onnxc_exp2_32[32] = {
 /* p as if changed here: loads through it are not hoisted out of loops (the compiler would keep
    the two table vectors in registers across a micro-kernel's loop and spill sums instead) */
 #define ONNXC_OPAQUE(p) __asm__("" : "+r"(p))
+#define ONNXC_UNROLL _Pragma("GCC unroll 16")
 #else
 #define ONNXC_OPAQUE(p) (void)0
+#define ONNXC_UNROLL
 #endif
 ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
   const __m512 magic = _mm512_set1_ps(393216.0f), c = _mm512_set1_ps(-1.44269504088896341f);
