@@ -110,20 +110,6 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
-/* 1 + e^-x for float lanes: the denominator of the sigmoid and SiLU epilogues of
-   EfficientNet-style networks, which run on every activation, so they take a division by it
-   (the divider is its own unit; a reciprocal estimate plus a Newton step measured 15% slower in
-   a SiLU loop).  x is clamped to [-87.3, 87.3] (one vrangeps with AVX512DQ: the smaller
-   magnitude, x's sign), so t = -x log2 e is within [-126, 126]; u = t + 1.5 2^18 (one FMA from
-   x) rounds t to a multiple of 1/32 (n = u - 1.5 2^18) and leaves 32 n mod 32 in its low
-   mantissa bits, which pick 2^(j/32) from a 32-entry table (one two-register permute);
-   f = t - n (one FMA from x again, |f| <= 1/64), 2^f by a degree-2 polynomial (relative error
-   5e-8); then scaled by 2^floor(n).  Relative error of SiLU and the sigmoid < 5e-7 for
-   |x| < 20, < 1.4e-6 up to the clamp (log2 e rounded, times t); a quiet NaN comes back
-   clamped (onnxc_signum16 puts it back for the sigmoid).  Eleven vector
-   operations with the division: each one counts where the SiLU shares the FP pipes with a
-   kernel's FMAs (8 x 16 FMAs per 8 SiLUs: 27.2 -> 26.4 core cycles per vector against 17.3
-   without the SiLU, with t computed first and clamped). */
 /* 2^(j/32), j = 0..31 */
 ONNXC_MAYBE_UNUSED static const float onnxc_exp2_32[32] = {
     1.0f, 1.0218971486541166f, 1.0442737824274138f, 1.0671404006768237f, 1.0905077326652577f, 1.1143867425958924f,
@@ -142,6 +128,21 @@ ONNXC_MAYBE_UNUSED static const float onnxc_exp2_32[32] = {
 #define ONNXC_OPAQUE(p) (void)0
 #define ONNXC_UNROLL
 #endif
+
+/* 1 + e^-x for float lanes: the denominator of the sigmoid and SiLU epilogues of
+   EfficientNet-style networks, which run on every activation, so they take a division by it
+   (the divider is its own unit; a reciprocal estimate plus a Newton step measured 15% slower in
+   a SiLU loop).  x is clamped to [-87.3, 87.3] (one vrangeps with AVX512DQ: the smaller
+   magnitude, x's sign), so t = -x log2 e is within [-126, 126]; u = t + 1.5 2^18 (one FMA from
+   x) rounds t to a multiple of 1/32 (n = u - 1.5 2^18) and leaves 32 n mod 32 in its low
+   mantissa bits, which pick 2^(j/32) from a 32-entry table (one two-register permute);
+   f = t - n (one FMA from x again, |f| <= 1/64), 2^f by a degree-2 polynomial (relative error
+   5e-8); then scaled by 2^floor(n).  Relative error of SiLU and the sigmoid < 5e-7 for
+   |x| < 20, < 1.4e-6 up to the clamp (log2 e rounded, times t); a quiet NaN comes back
+   clamped (onnxc_signum16 puts it back for the sigmoid).  Eleven vector
+   operations with the division: each one counts where the SiLU shares the FP pipes with a
+   kernel's FMAs (8 x 16 FMAs per 8 SiLUs: 27.2 -> 26.4 core cycles per vector against 17.3
+   without the SiLU, with t computed first and clamped). */
 ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
   const __m512 magic = _mm512_set1_ps(393216.0f), c = _mm512_set1_ps(-1.44269504088896341f);
   const float *tab = onnxc_exp2_32;
@@ -150,7 +151,7 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
   lo = _mm512_loadu_ps(tab);
   hi = _mm512_loadu_ps(tab + 16);
 #if defined(__AVX512DQ__)
-  const __m512 xc = _mm512_range_ps(x, _mm512_set1_ps(87.3f), 0x02); /* NaN stays NaN */
+  const __m512 xc = _mm512_range_ps(x, _mm512_set1_ps(87.3f), 0x02); /* a quiet NaN: the bound */
 #else
   /* min/max return their second operand when one is NaN */
   const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-87.3f), _mm512_min_ps(_mm512_set1_ps(87.3f), x));
