@@ -172,6 +172,10 @@ struct Node {
      hard swish: alpha, beta) */
   int fuse_add;
   int fuse_act;
+  /* optimize.c: an input (> 0) of one value per input channel (per batch element) that
+     multiplies a 1x1 Conv's input -- the channel scale of squeeze-and-excitation blocks, folded
+     into the packed weights at run time (onnxc_scale_cols); 0: none */
+  int fuse_scale;
   /* optimize.c: an input (> 0) whose storage output 0 may take over where this node is its
      last reader; the kernel then finds that input's values in its output (Winograd convs
      with a fused residual: onnxc_wino23's acc).  0: none (OPF_INPLACE rows: any input) */

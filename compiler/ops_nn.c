@@ -261,7 +261,8 @@ typedef struct ConvInfo {
 
 /* Inputs, ranks, kernel size, batch and channels shared by Conv and ConvTranspose. */
 static void conv_common(Ctx *ctx, const Node *n, ConvInfo *ci, Value **px, Value **pw) {
-  require_inputs(ctx, n, 2, n->fuse_add ? n->fuse_add + 1 : 3);
+  const int last = n->fuse_scale > n->fuse_add ? n->fuse_scale : n->fuse_add;
+  require_inputs(ctx, n, 2, last ? last + 1 : 3);
   Value *x = *px = n->inputs[0], *w = *pw = n->orig_w ? n->orig_w : n->inputs[1];
   require_dtype(ctx, n, 0, float_types);
   require_same_dtype(ctx, n, 1, x->dtype);
@@ -449,10 +450,19 @@ static void conv_infer(Ctx *ctx, Node *n) {
   value_set_shape(n->outputs[0], n->inputs[0]->dtype, ci.g.r + 2, dims);
 }
 
+/* Scratch of a 1x1 Conv with a fused channel scale (optimize.c fuse_channel_scale): its packed
+   weights with the columns scaled; 0 where the plan leaves too little room (onnxc_sgemm_cs then
+   scales one panel at a time on the stack). */
+static int64_t scaled_w_bytes(const Node *n, const ConvInfo *ci) {
+  int64_t b = ci->Mp * ci->Cg * 4;
+  return n->fuse_scale && (n->scratch_cap < 0 || b <= n->scratch_cap) ? b : 0;
+}
+
 static int64_t conv_scratch(Ctx *ctx, Node *n) {
   ConvInfo ci;
   conv_info(ctx, n, &ci);
-  if (!is_native(n->inputs[0]->dtype) || ci.pointwise) return 0;
+  if (!is_native(n->inputs[0]->dtype)) return 0;
+  if (ci.pointwise) return ci.fast ? scaled_w_bytes(n, &ci) : 0;
   if (ci.dw || ci.same) return 0;
   if (ci.wino) return wino_scratch(ci.wa, ci.TB, ci.Cg, ci.MB);
   if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
@@ -654,6 +664,18 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   if (ci->pointwise && n->w_layout == W_TPANELS) { /* one group, output channels in lanes */
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
     ep(e, "onnxc_sgemm_t(%lld, %lld, %lld, wg, xg, %lld, yg, %lld, &ep);", LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
+  } else if (ci->pointwise && n->fuse_scale) { /* one group: the weights' columns scaled first */
+    const Value *sv = n->inputs[n->fuse_scale];
+    const char *sp = fmt(e, "X%d + nb * %lld", n->fuse_scale, LL(value_numel(sv) == ci->C ? 0 : ci->C));
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    if (scaled_w_bytes(n, ci)) {
+      ep(e, "onnxc_scale_cols(%lld, %lld, wg, %s, (float *)W);", LL(ci->Mg), LL(K), sp);
+      ep(e, "%s%lld, %lld, %lld, (const float *)W, 8, xg, %lld, yg, %lld, &ep);", kcall(e, "onnxc_sgemm"), LL(ci->Mg), LL(ci->OHW),
+         LL(K), LL(ci->OHW), LL(ci->OHW));
+    } else {
+      ep(e, "onnxc_sgemm_cs(%lld, %lld, %lld, wg, %s, xg, %lld, yg, %lld, &ep);", LL(ci->Mg), LL(ci->OHW), LL(K), sp, LL(ci->OHW),
+         LL(ci->OHW));
+    }
   } else if (ci->pointwise) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
     ep(e, "%s%lld, %lld, %lld, wg, 8, xg, %lld, yg, %lld, &ep);", kcall(e, "onnxc_sgemm"), LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));

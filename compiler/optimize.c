@@ -456,6 +456,44 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   p->inputs[1] = pw;
 }
 
+/* Mul(d, s) with s one value per channel of d (the channel scale of a squeeze-and-excitation
+   block) read only by a 1x1 Conv with packed weights: the Conv reads d and scales its packed
+   weights' columns by s at run time (inputs[fuse_scale]; onnxc_scale_cols), where that costs
+   no more multiplies than the Mul did (output channels <= pixels: the early, large planes of
+   EfficientNet), and the Mul's tensor (a round trip through memory) goes away. */
+static bool fuse_channel_scale(Ctx *ctx, Graph *g, Node *p) {
+  if (!is_op(p, "Conv") || p->w_layout != W_PANELS || p->fuse_scale || !p->orig_w) return false;
+  Value *x = p->inputs[0];
+  Node *m = x->producer;
+  if (!is_op(m, "Mul") || m->n_inputs != 2 || x->is_output || x->rank < 3 || sole_consumer(g, x) != p) return false;
+  if (p->fuse_add && p->inputs[p->fuse_add] == x) return false;
+  ConvShape cs;
+  conv_shape(ctx, p, &cs);
+  if (!cs.pointwise || cs.G != 1) return false;
+  int64_t HW = value_numel(x) / (cs.N * cs.C), Mp = (cs.M + 7) / 8 * 8;
+  if (Mp > HW) return false;
+  for (int k = 0; k < 2; k++) {
+    Value *d = m->inputs[k], *sc = m->inputs[1 - k];
+    if (!is_f32(d) || !is_f32(sc) || !same_shape(d, x) || sc->rank > x->rank) continue;
+    /* sc broadcasts as [1 or N, C, 1, ...] (right-aligned) */
+    int off = x->rank - sc->rank;
+    bool ok = off <= 1;
+    for (int a = 0; a < sc->rank && ok; a++) {
+      int xa = a + off;
+      int64_t want = xa == 1 ? cs.C : 1;
+      ok = sc->dims[a] == want || (xa == 0 && sc->dims[a] == cs.N);
+    }
+    if (!ok || sc == d) continue;
+    p->inputs[0] = d;
+    int at = p->n_inputs > 4 ? p->n_inputs : 4;
+    append_input(ctx, p, at, sc);
+    p->fuse_scale = at;
+    m->dead = true;
+    return true;
+  }
+  return false;
+}
+
 /* Gemm/MatMul with a constant 2-D B: [K][N] row-major, alpha folded in. */
 static void pack_gemm_b(Ctx *ctx, Graph *g, Node *p) {
   Value *b = p->inputs[1];
@@ -671,7 +709,13 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     if (!strcmp(p->op_type, "Conv")) pack_conv(ctx, g, p, peak_est);
     else if (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "MatMul")) pack_gemm_b(ctx, g, p);
   }
-  if (ctx->target == TARGET_C) fuse_dw_blocks(ctx, g);
+  if (ctx->target == TARGET_C) {
+    bool scaled = false;
+    recount(g);
+    for (int i = 0; i < g->nodes.n; i++) scaled |= fuse_channel_scale(ctx, g, g->nodes.v[i]);
+    if (scaled) eliminate_dead(ctx, g);
+    fuse_dw_blocks(ctx, g);
+  }
 }
 
 /* ---- inverted-residual blocks (ops_fused.c) --------------------------------------------------- */

@@ -1298,6 +1298,20 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm(int M, int N, int K, const float *A, 
   }
 }
 
+/* C (+)= A B for one 8-row panel of A packed on the stack (ap[8 k + r], rows m0 .. m0+mr, k
+   block k0 .. k0+kc), over every strip of B; the epilogue e when this is the last k block. */
+ONNXC_MAYBE_UNUSED static void onnxc_gemm_panel(const float *ap, int m0, int mr, int k0, int kc, int N, const float *B,
+                                                long ldb, float *C, long ldc, const onnxc_epi *e) {
+  const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
+  int s, mm;
+  for (s = 0; s < ns; s++) {
+    const int n0 = nv * s / ns * ONNXC_VL, n1 = nv * (s + 1) / ns * ONNXC_VL, nr = (n1 < N ? n1 : N) - n0;
+    for (mm = 0; mm < mr; mm += ONNXC_MR)
+      onnxc_uk(kc, ap + mm, B + (long)k0 * ldb + n0, ldb, C + (long)(m0 + mm) * ldc + n0, ldc,
+               mr - mm < ONNXC_MR ? mr - mm : ONNXC_MR, nr, k0 > 0, e, m0 + mm, n0, (const float *)0);
+  }
+}
+
 /* C = epilogue(A B) for a run-time A(m,k) = A[m*rs + k*cs] (no scratch: each 8-row panel's k
    block is packed into a 4 KiB stack buffer, then multiplied by every strip of B). */
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_a(int M, int N, int K, const float *A, long rs, long cs, const float *B,
@@ -1313,17 +1327,46 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_a(int M, int N, int K, const float *A
     const int mr = M - m0 < 8 ? M - m0 : 8;
     for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
       const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
-      const onnxc_epi *ee = k0 + kc >= K ? e : (const onnxc_epi *)0;
-      const int nv = (N + ONNXC_VL - 1) / ONNXC_VL, ns = (nv + ONNXC_NR / ONNXC_VL - 1) / (ONNXC_NR / ONNXC_VL);
-      int s, mm;
       for (k = 0; k < kc; k++)
         for (r = 0; r < 8; r++) ap[8 * k + r] = r < mr ? A[(long)(m0 + r) * rs + (long)(k0 + k) * cs] : 0.0f;
-      for (s = 0; s < ns; s++) {
-        const int n0 = nv * s / ns * ONNXC_VL, n1 = nv * (s + 1) / ns * ONNXC_VL, nr = (n1 < N ? n1 : N) - n0;
-        for (mm = 0; mm < mr; mm += ONNXC_MR)
-          onnxc_uk(kc, ap + mm, B + (long)k0 * ldb + n0, ldb, C + (long)(m0 + mm) * ldc + n0, ldc,
-                   mr - mm < ONNXC_MR ? mr - mm : ONNXC_MR, nr, k0 > 0, ee, m0 + mm, n0, (const float *)0);
+      onnxc_gemm_panel(ap, m0, mr, k0, kc, N, B, ldb, C, ldc, k0 + kc >= K ? e : (const onnxc_epi *)0);
+    }
+  }
+}
+
+/* d = P diag(s): A packed (onnxc_pack_a layout, M x K) with column k scaled by s[k] -- the
+   channel scale of a squeeze-and-excitation block folded into the next 1x1 convolution's
+   weights (M K multiplies instead of the scaled tensor's K N). */
+ONNXC_MAYBE_UNUSED static void onnxc_scale_cols(int M, int K, const float *P, const float *s, float *d) {
+  const int Mp = (M + 7) / 8 * 8;
+  int k0, p, k, r;
+  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+    const long b = (long)k0 * Mp;
+    for (p = 0; p < Mp / 8; p++)
+      for (k = 0; k < kc; k++) {
+        const float sk = s[k0 + k];
+        const long o = b + (long)p * 8 * kc + 8L * k;
+        for (r = 0; r < 8; r++) d[o + r] = P[o + r] * sk;
       }
+  }
+}
+
+/* C = epilogue(A diag(s) B), A packed: onnxc_scale_cols one panel's k block at a time on the
+   stack, where the plan has no room for the whole scaled copy (B is then read once per panel). */
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm_cs(int M, int N, int K, const float *P, const float *s, const float *B, long ldb,
+                                              float *C, long ldc, const onnxc_epi *e) {
+  float ap[8 * ONNXC_KC];
+  const int Mp = (M + 7) / 8 * 8;
+  int m0, k0, k, r;
+  for (m0 = 0; m0 < M; m0 += 8) {
+    const int mr = M - m0 < 8 ? M - m0 : 8;
+    for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+      const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+      const float *pp = P + (long)k0 * Mp + (long)(m0 / 8) * 8 * kc;
+      for (k = 0; k < kc; k++)
+        for (r = 0; r < 8; r++) ap[8 * k + r] = pp[8 * k + r] * s[k0 + k];
+      onnxc_gemm_panel(ap, m0, mr, k0, kc, N, B, ldb, C, ldc, k0 + kc >= K ? e : (const onnxc_epi *)0);
     }
   }
 }

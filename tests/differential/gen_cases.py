@@ -1633,6 +1633,24 @@ def g_dwblock(c):
         act = c.choice(FUSE_ACTS)
         y = act_tail(c, y, act)
         chain.append(act)
+    if c.chance(0.35):
+        # a channel scale on the depthwise output (optimize.c folds it into the projection's
+        # weights): a squeeze-and-excitation branch (EfficientNet, MobileNetV3), or a run-time
+        # input of one value per channel (per batch element)
+        if c.chance(0.7):
+            red = c.randint(1, 16)
+            sq = c.node("GlobalAveragePool", [y])
+            sq = c.node("Conv", [sq, c.const(c.values([red, ce, 1, 1], dt, -1, 1), dt, "ws1"),
+                                 c.const(c.values([red], dt), dt, "bs1")])
+            sq = act_tail(c, sq, c.choice(["Relu", "SiLU"]))
+            sq = c.node("Conv", [sq, c.const(c.values([ce, red, 1, 1], dt, -1, 1), dt, "ws2"),
+                                 c.const(c.values([ce], dt), dt, "bs2")])
+            sq = act_tail(c, sq, c.choice(["Sigmoid", "HardSigmoid"]))
+            chain.append(f"SE {ce}->{red}")
+        else:
+            sq = c.input(c.values(c.choice([[n, ce, 1, 1], [1, ce, 1, 1], [ce, 1, 1]]), dt, 0, 2), dt, "scale")
+            chain.append("ChannelScale")
+        y = c.node("Mul", [y, sq] if c.chance(0.5) else [sq, y])
     if c.chance(0.6):
         co = cin if s == 1 and ph == (kh - 1) * d // 2 and pw == (k - 1) * d // 2 and c.chance(0.6) else c.randint(1, 48)
         lim = 1.5 / math.sqrt(ce)

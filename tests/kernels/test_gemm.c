@@ -58,12 +58,17 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
   float *R = calloc((size_t)(M * ldr), sizeof(float)), *bias = calloc((size_t)(M > N ? M : N), sizeof(float));
   float *S = calloc((size_t)(K * N), sizeof(float));
   double *want = calloc((size_t)(M * N), sizeof(double)), *mag = calloc((size_t)(M * N), sizeof(double));
+  /* a column scale (onnxc_scale_cols, onnxc_sgemm_cs): A diag(sc), rounded to float as they do */
+  float *sc = calloc((size_t)K, sizeof(float)), *AS = calloc((size_t)(M * K), sizeof(float));
+  double *want_s = calloc((size_t)(M * N), sizeof(double)), *mag_s = calloc((size_t)(M * N), sizeof(double));
   onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
   int i, m, n, k, s;
   for (i = 0; i < M * K; i++) A[i] = frand();
   for (i = 0; i < K * N; i++) B[i] = frand();
   for (i = 0; i < M * ldr; i++) R[i] = frand();
   for (i = 0; i < (M > N ? M : N); i++) bias[i] = frand();
+  for (k = 0; k < K; k++) sc[k] = 2.0f * frand();
+  for (i = 0; i < M * K; i++) AS[i] = A[i] * sc[i % K];
   e.bias = bias_mode ? bias : (const float *)0;
   e.bias_cols = bias_mode == 2;
   e.res = use_res ? R : (const float *)0;
@@ -82,12 +87,33 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
       if (use_res) x += R[m * ldr + n];
       want[m * N + n] = act_ref(x, act, e.alpha, e.beta);
       mag[m * N + n] = a + 1.0;
+      x = a = 0;
+      for (k = 0; k < K; k++) {
+        x += (double)AS[m * K + k] * B[k * N + n];
+        a += fabs((double)AS[m * K + k] * B[k * N + n]);
+      }
+      if (bias_mode) x += bias[bias_mode == 2 ? n : m];
+      if (use_res) x += R[m * ldr + n];
+      want_s[m * N + n] = act_ref(x, act, e.alpha, e.beta);
+      mag_s[m * N + n] = a + 1.0;
     }
   /* packed A (the compiler's constant-weight form; M = 1 takes the GEMV path on plain A) */
   onnxc_pack_a(M, K, A, K, 1, P);
   for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
   onnxc_sgemm(M, N, K, M == 1 ? A : P, 1, B, N, C, ldc, &e);
   check("sgemm", M, N, K, act, C, ldc, want, mag);
+  if (M > 1) {
+    /* the packed weights' columns scaled: whole (into scratch), and a panel at a time */
+    float *PS = calloc((size_t)((M + 7) / 8 * 8 * K), sizeof(float));
+    onnxc_scale_cols(M, K, P, sc, PS);
+    for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
+    onnxc_sgemm(M, N, K, PS, 1, B, N, C, ldc, &e);
+    check("scale_cols+sgemm", M, N, K, act, C, ldc, want_s, mag_s);
+    for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
+    onnxc_sgemm_cs(M, N, K, P, sc, B, N, C, ldc, &e);
+    check("sgemm_cs", M, N, K, act, C, ldc, want_s, mag_s);
+    free(PS);
+  }
   /* run-time A, transposed strides */
   for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
   for (m = 0; m < M; m++)
@@ -117,6 +143,7 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
     check("sgemv_p", M, N, K, act, C, ldc, want, mag);
   }
   free(A), free(B), free(P), free(C), free(R), free(bias), free(S), free(want), free(mag);
+  free(sc), free(AS), free(want_s), free(mag_s);
 }
 
 /* onnxc_softmax_row: a double reference on finite rows (on vector targets), and declining (0)
