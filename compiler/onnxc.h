@@ -869,6 +869,9 @@ void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs);
    output rows.  NULL when the Convs do not have those forms.  The new node is appended to
    g->nodes and the three are marked dead. */
 Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj);
+/* Whether DwBlock n ends with the depthwise output (no projection): optimize.c may give it a
+   second output, the GlobalAveragePool of the first, that its kernels add up as they go. */
+bool dw_block_plain(const Node *n);
 void pool_shape(Ctx *ctx, const Node *n, ConvShape *cs);
 
 /* ops_seq.c, for the CUDA backend: an LSTM or GRU whose CUDA form applies (float32, layout 0,

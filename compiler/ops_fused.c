@@ -105,9 +105,13 @@ static void dwblock_infer(Ctx *ctx, Node *n) {
 }
 
 static const char *epi(Emit *e, const Node *c, const char *bias, const char *res, int64_t ldr, bool pf) {
-  return fmt(e, "{%s, 0, %s, %lld, %d, %s, %s, %s}", bias, res, LL(ldr), c->fuse_act, c_lit(e, DT_FLOAT, c->fuse_alpha),
-             c_lit(e, DT_FLOAT, c->fuse_beta), pf ? emit_pf_fields(e) : "(const char *)0, 0");
+  return fmt(e, "{%s, 0, %s, %lld, %d, %s, %s, %s, (float *)0}", bias, res, LL(ldr), c->fuse_act,
+             c_lit(e, DT_FLOAT, c->fuse_alpha), c_lit(e, DT_FLOAT, c->fuse_beta), pf ? emit_pf_fields(e) : "(const char *)0, 0");
 }
+
+/* A second output (optimize.c fuse_plane_means): the means of the depthwise output planes,
+   which the depthwise kernels add up band by band (onnxc_epi.sum). */
+static bool block_means(const Node *n) { return n->n_outputs > 1 && n->outputs[1]; }
 
 /* The opening of a kernel call (the task-split form with --threads). */
 static const char *kc(Emit *e, const char *fn) {
@@ -121,8 +125,13 @@ static const char *kc(Emit *e, const char *fn) {
 static void band_open(Emit *e, Node *n, int64_t R) {
   const DwBlock *b = n->priv;
   ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
-  ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
+  ep(e, "%sonnxc_epi ed = %s;", block_means(n) ? "" : "const ",
+     epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
+  if (block_means(n)) {
+    ep(e, "ed.sum = Y1 + nb * %lld;", LL(b->C));
+    ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(b->C));
+  }
   ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * b->IH * b->IW));
   ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * b->OH * b->OW));
   ep(e, "int prev_top = 0, prev_rows = 0;");
@@ -145,6 +154,7 @@ static void band_close(Emit *e, Node *n) {
   ep(e, "prev_top = top;");
   ep(e, "prev_rows = rows;");
   ep(e, "}");
+  if (block_means(n)) ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] /= %s;", LL(b->C), c_lit(e, DT_FLOAT, (double)OHW));
   ep(e, "}");
 }
 
@@ -214,6 +224,11 @@ static void dwblock_emit(Emit *e, Node *n) {
 
 static const OpDef dwblock_row = {"DwBlock", "onnxc", 1, ONNXC_MAX_OPSET, 0, dwblock_infer, NULL, dwblock_emit,
                                   dwblock_scratch, "float", NULL};
+
+bool dw_block_plain(const Node *n) {
+  const DwBlock *b = n->priv;
+  return n->def == &dwblock_row && !b->pj;
+}
 
 /* Whether a block of Cin input channels and a depthwise kernel of taps taps takes the lanes
    form on AVX-512 targets (onnxc_dwb16, one thread). */

@@ -561,7 +561,7 @@ static void conv_emit_generic(Emit *e, Node *n, const ConvInfo *ci) {
 
 /* The onnxc_epi initializer of n's fused epilogue: bias (per row or column), addend, act. */
 static const char *epi_init(Emit *e, const Node *n, const char *bias, bool bias_cols, const char *res, int64_t ldr) {
-  return fmt(e, "{%s, %d, %s, %lld, %d, %s, %s, %s}", bias ? bias : "(const float *)0", bias_cols ? 1 : 0,
+  return fmt(e, "{%s, %d, %s, %lld, %d, %s, %s, %s, (float *)0}", bias ? bias : "(const float *)0", bias_cols ? 1 : 0,
              res ? res : "(const float *)0", LL(ldr), n->fuse_act, c_lit(e, DT_FLOAT, n->fuse_alpha),
              c_lit(e, DT_FLOAT, n->fuse_beta), emit_pf_fields(e));
 }
@@ -636,13 +636,20 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   int64_t H = r == 2 ? g->in[0] : 1, KH = r == 2 ? g->k[0] : 1, SH = r == 2 ? g->s[0] : 1, PH = r == 2 ? g->pb[0] : 0;
   int64_t DH = r == 2 ? g->d[0] : 1, OH = r == 2 ? g->out[0] : 1;
   if (ci->dw) { /* all channels at once: one input plane per group, Mg outputs each */
+    /* a second output: the planes' means (a GlobalAveragePool fused by optimize.c) */
+    const bool means = n->n_outputs > 1 && n->outputs[1];
     emit_use_template(e, "conv");
     loop(e, "nb", ci->N);
-    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, node_in(n, 2) ? "X2" : NULL, false,
+    ep(e, "%sonnxc_epi ep = %s;", means ? "" : "const ", epi_init(e, n, node_in(n, 2) ? "X2" : NULL, false,
                                                 n->fuse_add ? fmt(e, "X%d + nb * %lld", n->fuse_add, LL(ci->M * ci->OHW)) : NULL, ci->OHW));
+    if (means) {
+      ep(e, "ep.sum = Y1 + nb * %lld;", LL(ci->M));
+      ep(e, "for (%s i = 0; i < %lld; i++) ep.sum[i] = 0.0f;", IT, LL(ci->M));
+    }
     ep(e, "%s%lld, %lld, X0 + nb * %lld, %lld, %lld, X1, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0 + nb * %lld, %lld, %lld, &ep);",
        kcall(e, "onnxc_dw2d"), LL(ci->M), LL(ci->Mg), LL(ci->C * ci->IHW), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(PH),
        LL(g->pb[l]), LL(DH), LL(g->d[l]), LL(ci->M * ci->OHW), LL(OH), LL(OW));
+    if (means) ep(e, "for (%s i = 0; i < %lld; i++) ep.sum[i] /= %s;", IT, LL(ci->M), c_lit(e, DT_FLOAT, (double)ci->OHW));
     ep(e, "}");
     return;
   }
@@ -857,7 +864,7 @@ static void conv_emit(Emit *e, Node *n) {
       /* run-time float weights (training): the tile is computed once over all of K, so the
          template GEMM (A packed on the stack) writes it, adding the bias itself */
       emit_use_template(e, "gemm");
-      ep(e, "const onnxc_epi be = {%s, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};", node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci.Mg)) : "0");
+      ep(e, "const onnxc_epi be = {%s, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};", node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci.Mg)) : "0");
       ep(e, "onnxc_sgemm_a(%lld, jn, %lld, wg, %lld, 1, col, jn, yg + r0 * %lld, %lld, &be);", LL(ci.Mg), LL(KK), LL(KK),
          LL(OW), LL(ci.OHW));
     } else {

@@ -590,7 +590,7 @@ static void rnn_emit(Emit *e, Node *n) {
       const char *row = ri->rev[d] ? fmt(e, "(%lld - s0)", (long long)(S - 1)) : "s0";
       const char *a0 = ri->layout == 0 ? fmt(e, "X0 + (%s * %lld + b) * %lld", row, (long long)B, (long long)I)
                                        : fmt(e, "X0 + (b * %lld + %s) * %lld", (long long)S, row, (long long)I);
-      if (hasB) ep(e, "const onnxc_epi xe = {bx, 1, (const float *)0, 0, 0, 0.0f, 0.0f, 0, 0};");
+      if (hasB) ep(e, "const onnxc_epi xe = {bx, 1, (const float *)0, 0, 0, 0.0f, 0.0f, 0, 0, 0};");
       ep(e, "for (%s b = 0; b < %lld; b++) {", it, (long long)B);
       ep(e, "onnxc_sgemm_a(te, %lld, %lld, %s, %lld, 1, %s, %lld, gx + b * %lld, %lld, %s);", (long long)GH, (long long)I, a0,
          ri->rev[d] ? -rs : rs, wm, (long long)GH, (long long)GH, (long long)(B * GH), hasB ? "&xe" : "(const onnxc_epi *)0");

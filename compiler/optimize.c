@@ -34,6 +34,15 @@
  *     sequential streams (W_GEMV).
  * (Not for the CUDA targets: cuBLAS reads the ONNX layouts.)
  *
+ * Squeeze-and-excitation blocks (C targets, after packing), y = dw(x), s = SE(GAP(y)),
+ * z = Conv1x1(y * s):
+ *   - the channel scale Mul(y, s) whose only reader is a packed 1x1 Conv with no more output
+ *     channels than pixels: the Conv reads y and scales its weights' columns by s at run time
+ *     (n->fuse_scale; onnxc_scale_cols), so the scaled tensor is never written;
+ *   - GlobalAveragePool(y) of a depthwise Conv (onnxc_dw2d) or a DwBlock without projection:
+ *     the producer's second output, the plane means its kernels add up as they write y
+ *     (onnxc_epi.sum), so y is not read back for them.
+ *
  * fuse_elementwise (CUDA targets, after optimize_graph): a tree of elementwise nodes (the
  * expression-template rows: Add, Mul, Relu, Exp, ...) whose inner values have one consuming
  * node, inside the tree, and the root's shape becomes one FusedElementwise node: one kernel
@@ -494,6 +503,35 @@ static bool fuse_channel_scale(Ctx *ctx, Graph *g, Node *p) {
   return false;
 }
 
+/* GlobalAveragePool of a depthwise Conv's output (onnxc_dw2d) or of a DwBlock's without a
+   projection: the producer gets the pool's output as its second output, the means of its
+   output planes, which its kernels add up as they write them (onnxc_epi.sum) -- the squeeze of
+   squeeze-and-excitation blocks without reading the tensor back from memory. */
+static bool fuse_plane_means(Ctx *ctx, Node *gp) {
+  if (!is_op(gp, "GlobalAveragePool") || !is_f32(gp->inputs[0]) || gp->inputs[0]->rank != 4 || !gp->outputs[0]) return false;
+  Value *y = gp->inputs[0];
+  Node *p = y->producer;
+  if (!p || p->dead || p->n_outputs != 1 || p->outputs[0] != y) return false;
+  if (is_op(p, "Conv")) {
+    ConvShape cs;
+    conv_shape(ctx, p, &cs);
+    if (!cs.dw_form || cs.r != 2) return false;
+  } else if (p->def && !strcmp(p->op_type, "DwBlock") && !strcmp(p->domain, "onnxc")) {
+    if (!dw_block_plain(p)) return false;
+  } else {
+    return false;
+  }
+  Value **outs = arena_alloc(&ctx->arena, 2 * sizeof(Value *));
+  outs[0] = y;
+  outs[1] = gp->outputs[0];
+  outs[1]->producer = p;
+  p->outputs = outs;
+  p->n_outputs = 2;
+  gp->n_outputs = 0; /* eliminate_dead drops it */
+  gp->dead = true;
+  return true;
+}
+
 /* Gemm/MatMul with a constant 2-D B: [K][N] row-major, alpha folded in. */
 static void pack_gemm_b(Ctx *ctx, Graph *g, Node *p) {
   Value *b = p->inputs[1];
@@ -715,6 +753,9 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     for (int i = 0; i < g->nodes.n; i++) scaled |= fuse_channel_scale(ctx, g, g->nodes.v[i]);
     if (scaled) eliminate_dead(ctx, g);
     fuse_dw_blocks(ctx, g);
+    bool pooled = false;
+    for (int i = 0; i < g->nodes.n; i++) pooled |= fuse_plane_means(ctx, g->nodes.v[i]);
+    if (pooled) eliminate_dead(ctx, g);
   }
 }
 

@@ -181,16 +181,18 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
 
 #if defined(ONNXC_AVX512)
 /* Writes the n <= 16 pixels p0.. held in st (st[i] = pixel p0 + i, lane c = channel c0 + c) to
-   the nc output planes y + c * OHW, through the epilogue: a per-channel bias and Relu, Clip or
-   SiLU before the transpose (one vector per pixel: fewer than one per channel where the plane's
-   last pixels are few, 49 = 3 x 16 + 1), others after it. */
+   the nc output planes y + c * OHW, through the epilogue: without a residual or per-column bias,
+   the bias and activation before the transpose (one vector per pixel: fewer than one per
+   channel where the plane's last pixels are few, 49 = 3 x 16 + 1), and e->sum gets the pixels'
+   sum in the lanes (a GlobalAveragePool for one add per pixel); else after it. */
 ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int nc, float *y, long OHW,
                                                const onnxc_epi *e, int c0) {
   const __mmask16 k = ONNXC_MASK16(n);
   int c, clamp = 0;
   __m512 lo, hi;
-  if (e && !e->res && !e->bias_cols && (e->act == ONNXC_ACT_SILU || onnxc_epi_simple(e, &clamp, &lo, &hi))) {
+  if (e && !e->res && !e->bias_cols) {
     const __m512 bv = e->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), e->bias + c0) : _mm512_setzero_ps();
+    const int simple = onnxc_epi_simple(e, &clamp, &lo, &hi);
     int i;
     if (e->act == ONNXC_ACT_SILU && n == 16) {
       /* unrolled: 16 independent SiLU chains that the compiler interleaves (in the loop below
@@ -203,8 +205,19 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
         __m512 t = e->bias ? _mm512_add_ps(st[i], bv) : st[i];
         if (e->act == ONNXC_ACT_SILU) t = _mm512_div_ps(t, onnxc_sigden16(t));
         else if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+        else if (!simple) t = onnxc_act16(t, e->act, e->alpha, e->beta);
         st[i] = t;
       }
+    if (e->sum) {
+      const __mmask16 kc = ONNXC_MASK16(nc);
+      __m512 a = st[0], b = n > 1 ? st[1] : _mm512_setzero_ps();
+      for (i = 2; i + 1 < n; i += 2) {
+        a = _mm512_add_ps(a, st[i]);
+        b = _mm512_add_ps(b, st[i + 1]);
+      }
+      if (i < n) a = _mm512_add_ps(a, st[i]);
+      _mm512_mask_storeu_ps(e->sum + c0, kc, _mm512_add_ps(_mm512_maskz_loadu_ps(kc, e->sum + c0), _mm512_add_ps(a, b)));
+    }
     onnxc_tr16(st);
     for (c = 0; c < nc; c++) _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, st[c]);
     return;
@@ -212,8 +225,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   onnxc_tr16(st);
   if (e) {
     const onnxc_epi ev = *e; /* a local copy: the stores below cannot change it */
-    for (c = 0; c < nc; c++)
-      _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, onnxc_epi16(&ev, st[c], k, c0 + c, (int)p0));
+    for (c = 0; c < nc; c++) {
+      const __m512 v = onnxc_epi16(&ev, st[c], k, c0 + c, (int)p0);
+      _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, v);
+      if (ev.sum) ev.sum[c0 + c] += _mm512_mask_reduce_add_ps(k, v);
+    }
   } else {
     for (c = 0; c < nc; c++) _mm512_mask_storeu_ps(y + (long)c * OHW + p0, k, st[c]);
   }
@@ -579,7 +595,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
   const int nv = (int)((HW + 15) / 16); /* W + 1 <= 16 zeros before each plane at buf + 16 */
   float buf[2 * ONNXC_DWN_BUF];
   __mmask16 mL[ONNXC_DWN_MAX / 16], mR[ONNXC_DWN_MAX / 16];
-  onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   int v, i, col = 0, oc, clamp = 0, simple, silu;
   __m512 lo = _mm512_setzero_ps(), hi = lo;
   if (e) ev = *e;
@@ -607,6 +623,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
     const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
     const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
     const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+    __m512 gs = _mm512_setzero_ps(); /* the plane's sum for ev.sum */
     if (oc + 1 < CO) { /* the next channel's plane into the other buffer */
       const float *xn = x + (long)((oc + 1) / mult) * HW;
       float *pn = buf + ((oc + 1) & 1) * ONNXC_DWN_BUF + 16;
@@ -630,14 +647,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
       else if (silu) a = _mm512_div_ps(a, onnxc_sigden16(a));
       else if (e && !simple) a = onnxc_epi16(&ev, a, k, oc, 16 * v);
       _mm512_mask_storeu_ps(yc + 16L * v, k, a);
+      if (ev.sum) gs = _mm512_mask_add_ps(gs, k, gs, a);
     }
+    if (ev.sum) ev.sum[oc] += _mm512_reduce_add_ps(gs);
   }
 }
 #endif
 
-ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
-                                          int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
-                                          int OW, const onnxc_epi *e) {
+/* onnxc_dw2d's forms; returns whether the form added up e->sum itself. */
+ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
+                                           int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
+                                           int OW, const onnxc_epi *e) {
   const long IHW = (long)IH * IW, OHW = (long)OH * OW;
   int oc;
 #if defined(ONNXC_AVX512)
@@ -655,7 +675,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     const long Hp = Hr > PH + IH ? Hr : PH + IH, Wp = Wr > PW + IW ? Wr : PW + IW;
     if (Hp * Wp <= ONNXC_DWC_PIX) {
       onnxc_dwc16(CO, mult, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
-      return;
+      return 1; /* the sums taken in the lanes */
     }
   }
   /* Input rows go once each into a ring of zero-padded rows on the stack, split into SW
@@ -666,7 +686,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
   const int span = (KH - 1) * DH + 1 + 2 * SH, LW = ((OW - 1) * SW + (KW - 1) * DW + SW) / SW + 16;
   if (narrow3 && OHW <= ONNXC_DWN_MAX) {
     onnxc_dw3n(CO, mult, x, OH, OW, w, y, e);
-    return;
+    return 1; /* with the sums */
   }
   if (SH == 1 && SW == 1 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH == 1 && PW == 1 && OH == IH && OW == IW &&
       OW < 16 && OHW <= 16 * 1024) {
@@ -675,7 +695,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     const int nv = (int)((OHW + 15) / 16);
     __mmask16 mt[5 * 1024];
     __mmask16 *mT = mt, *mB = mt + nv, *mL = mt + 2 * nv, *mR = mt + 3 * nv, *mI = mt + 4 * nv;
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     int v, i, ow = 0;
     if (e) ev = *e;
     for (v = 0; v < nv; v++) {
@@ -721,14 +741,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
         _mm512_mask_storeu_ps(yc + 16L * v, I, a);
       }
     }
-    return;
+    return 0;
   }
   if (SH == 1 && SW == 1 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && (PH == 1 ? OH == IH : PH == 0 && IH == OH + 2) &&
       PW == 1 && OW == IW && OW >= 2) {
     /* 3x3 "same", stride 1 (or "same" across only: PH = 0, two more input rows than output
        rows): rows of 16-column vectors; only the first and last vector of a row need column
        masks, rows outside the input are skipped */
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     int simple = 0, clamp = 0, silu = 0;
     __m512 lo = _mm512_setzero_ps(), hi = lo;
     if (e) {
@@ -814,12 +834,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
         }
       }
     }
-    return;
+    return 0;
   }
   if (SH == 2 && SW == 2 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH <= 1 && PW == 1 && OW >= 2) {
     /* 3x3, stride 2: input columns 2ow-1, 2ow, 2ow+1 of 16 outputs are the odd lanes of the 32
        columns from 2ow0-2 and the even and odd lanes of the 32 from 2ow0 */
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     int simple = 0, clamp = 0, silu = 0;
@@ -918,7 +938,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
         }
       }
     }
-    return;
+    return 0;
   }
   if (SH == 1 && SW == 1 && OH == IH && OW == IW && OW < 16 && KH * KW <= ONNXC_KPMAX && OHW <= 256) {
     /* "same" stride 1 on a small plane: the plane as one row of at most 16 vectors; tap t reads
@@ -926,7 +946,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
     const int KP = KH * KW, nv = (int)((OHW + 15) / 16);
     __mmask16 tab[16 * ONNXC_KPMAX];
     int sh[ONNXC_KPMAX], v, t;
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     if (e) ev = *e;
     for (t = 0; t < KP; t++) {
       const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
@@ -960,12 +980,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
         }
       }
     }
-    return;
+    return 0;
   }
   if (SW == 1 && KW <= 16 && KH * KW <= 64) {
     /* column stride 1 (any row stride), any kernel: rows of 16-column vectors, per vector one
        column mask per kw (all ones inside the row), input rows outside the plane skipped */
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     if (e) ev = *e;
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
@@ -1015,13 +1035,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           }
         }
     }
-    return;
+    return 0;
   }
   if (SW == 2 && KW <= 16 && KH * KW <= 64) {
     /* column stride 2 (any row stride), any kernel: 16 outputs of a row read 32 input columns
        per tap (two loads, the even lanes kept); two output rows share each weight broadcast */
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     if (e) ev = *e;
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
@@ -1067,11 +1087,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
           }
         }
     }
-    return;
+    return 0;
   }
   if (SW <= 2 && KW <= 64 && KH * KW <= 256 && (long)span * SW * LW <= ONNXC_DWBUF) {
     float buf[ONNXC_DWBUF];
-    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+    onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const int slot = SW * LW; /* floats per ring slot */
@@ -1143,7 +1163,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
         }
       }
     }
-    return;
+    return 0;
   }
 #endif
 #if defined(ONNXC_NEON)
@@ -1152,7 +1172,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
       onnxc_dw3x3_neon(x + (long)(oc / mult) * IHW, IH, IW, w + (long)oc * 9, SH, SW, PH, PW, y + (long)oc * OHW, OH, OW);
       if (e) onnxc_epi_tile(e, y + (long)oc * OHW, OHW, oc, 1, 0, (int)OHW);
     }
-    return;
+    return 0;
   }
 #endif
   for (oc = 0; oc < CO; oc++) {
@@ -1181,6 +1201,35 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
       }
     if (e) onnxc_epi_tile(e, yc, OHW, oc, 1, 0, (int)OHW);
   }
+  return 0;
+}
+
+/* The sum of x[0..n). */
+ONNXC_MAYBE_UNUSED static float onnxc_sum_f(const float *x, long n) {
+#if defined(ONNXC_AVX512)
+  return onnxc_sum16(x, n);
+#else
+  float a = 0.0f, b = 0.0f;
+  long i = 0;
+  for (; i + 1 < n; i += 2) {
+    a += x[i];
+    b += x[i + 1];
+  }
+  if (i < n) a += x[i];
+  return a + b;
+#endif
+}
+
+/* Depthwise convolution (see the top of this file); with e->sum, each output plane's sum (after
+   the epilogue) is added to e->sum[oc]: by the form as it goes where it can, else from the
+   planes afterwards. */
+ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int IH, int IW, const float *w, int KH,
+                                          int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y, int OH,
+                                          int OW, const onnxc_epi *e) {
+  const long OHW = (long)OH * OW;
+  int oc;
+  if (onnxc_dw2d_k(CO, mult, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e) || !e || !e->sum) return;
+  for (oc = 0; oc < CO; oc++) e->sum[oc] += onnxc_sum_f(y + (long)oc * OHW, OHW);
 }
 
 /* ---- im2col of 2-D convolutions --------------------------------------------------------------

@@ -56,6 +56,9 @@ typedef struct onnxc_epi {
      per inference, and the first tiles would otherwise wait for them */
   const char *pf;
   long pfn;
+  /* NULL, or row m's outputs (after the epilogue) are added up into sum[m]: the depthwise
+     kernels (onnxc_dw2d, onnxc_dwb16) with a GlobalAveragePool fused, one row per channel */
+  float *sum;
 } onnxc_epi;
 
 /* Prefetches slice i of n of e->pf[0..pfn) (nothing without a prefetch instruction). */
@@ -351,7 +354,7 @@ ONNXC_MAYBE_UNUSED static inline int onnxc_epi_simple(const onnxc_epi *e, int *c
   }
 /* a local copy of the epilogue: stores to C cannot change it, so it is read once */
 #define ONNXC_EV                                      \
-  onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};  \
+  onnxc_epi ev_ = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};  \
   if (e) ev_ = *e;
 /* the common epilogues without a switch per vector (the tile's sums are final and the bias, if
    any, started them): plain stores, a residual added, a clamp (Relu: [0, inf), Clip: [alpha,

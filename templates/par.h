@@ -13,6 +13,7 @@ ONNXC_MAYBE_UNUSED static onnxc_epi onnxc_epi_at(const onnxc_epi *e, long m0, lo
   onnxc_epi r = *e;
   if (r.bias) r.bias += r.bias_cols ? n0 : m0;
   if (r.res) r.res += m0 * r.ldr + n0;
+  if (r.sum) r.sum += m0;
   return r;
 }
 
@@ -37,7 +38,7 @@ typedef struct onnxc_gemm_job {
 
 ONNXC_MAYBE_UNUSED static void onnxc_gemm_task(void *p, int i) {
   const onnxc_gemm_job *j = (const onnxc_gemm_job *)p;
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   long n0, n1;
   onnxc_par_range(j->N, j->T, i, j->kind == 2 ? 128 : 16, &n0, &n1);
   if (n1 <= n0) return;
@@ -110,7 +111,7 @@ typedef struct onnxc_dw_job {
 ONNXC_MAYBE_UNUSED static void onnxc_dw_task(void *p, int i) {
   const onnxc_dw_job *j = (const onnxc_dw_job *)p;
   const long IHW = (long)j->IH * j->IW, OHW = (long)j->OH * j->OW, q = j->mult % 16 == 0 ? j->mult : 16L * j->mult;
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   long c0, c1;
   onnxc_par_range(j->CO, j->T, i, q, &c0, &c1);
   if (c1 <= c0) return;

@@ -30,7 +30,10 @@ static void one2(int CO, int mult, int IH, int IW, int K, int SH, int SW, int PH
   float *x = calloc((size_t)(CI * IHW), sizeof(float)), *w = calloc((size_t)(CO * K * K), sizeof(float));
   float *y = calloc((size_t)(CO * OHW), sizeof(float)), *r = calloc((size_t)(CO * OHW), sizeof(float));
   float bias[16];
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  /* every other call: the planes' sums added to sums[] (a fused GlobalAveragePool) */
+  static int with_sums;
+  float *sums = (with_sums ^= 1) ? calloc((size_t)CO, sizeof(float)) : (float *)0;
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   int oc, oh, ow, kh, kw, i;
   for (i = 0; i < CI * IHW; i++) x[i] = frand();
   for (i = 0; i < CO * K * K; i++) w[i] = frand();
@@ -44,7 +47,20 @@ static void one2(int CO, int mult, int IH, int IW, int K, int SH, int SW, int PH
   if (act == ONNXC_ACT_SILU + 100) e.res = (const float *)0;
   e.alpha = -0.3f;
   e.beta = 0.4f;
+  e.sum = sums;
+  for (i = 0; sums && i < CO; i++) sums[i] = 0.5f; /* added to, not overwritten */
   onnxc_dw2d(CO, mult, x, IH, IW, w, K, K, SH, SW, PH, PW, D, D, y, OH, OW, &e);
+  for (oc = 0; sums && oc < CO; oc++) { /* against the outputs (checked below) */
+    double s = 0.5, mag = 1;
+    for (i = 0; i < OHW; i++) s += y[oc * OHW + i], mag += fabs(y[oc * OHW + i]);
+    if (!(fabs(sums[oc] - s) <= 1e-5 * mag)) {
+      printf("FAIL dw2d sums CO=%d mult=%d %dx%d K=%d stride %d,%d pad %d,%d dil %d act %d, channel %d: got %.9g, want %.9g\n", CO,
+             mult, IH, IW, K, SH, SW, PH, PW, D, act, oc, sums[oc], s);
+      failures++;
+      break;
+    }
+  }
+  free(sums);
   for (oc = 0; oc < CO; oc++)
     for (oh = 0; oh < OH; oh++)
       for (ow = 0; ow < OW; ow++) {
@@ -82,7 +98,7 @@ static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
   float *x = calloc((size_t)(C * N), sizeof(float)), *w = calloc((size_t)(M * K), sizeof(float));
   float *wp = calloc((size_t)((M + 7) / 8 * 8 * K), sizeof(float)), *y = calloc((size_t)(M * N), sizeof(float));
   float *r = calloc((size_t)(M * N), sizeof(float)), *bias = calloc((size_t)M, sizeof(float));
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   int m, c, oh, ow, kh, kw, i;
   for (i = 0; i < C * N; i++) x[i] = frand();
   for (i = 0; i < M * K; i++) w[i] = frand();
@@ -139,7 +155,7 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
   float *u = calloc((size_t)(A * A * Mp * C), sizeof(float)), *t = calloc((size_t)(M * C), sizeof(float));
   float *y = calloc((size_t)(M * N), sizeof(float)), *r = calloc((size_t)(M * N), sizeof(float));
   float *bias = calloc((size_t)M, sizeof(float)), *sc = calloc((size_t)(A * A * (ld1 + ld2) + 1), sizeof(float));
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   int m, c, oh, ow, kh, kw, i, j;
   (void)TX;
   for (i = 0; i < C * N; i++) x[i] = frand();

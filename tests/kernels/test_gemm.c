@@ -61,7 +61,7 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
   /* a column scale (onnxc_scale_cols, onnxc_sgemm_cs): A diag(sc), rounded to float as they do */
   float *sc = calloc((size_t)K, sizeof(float)), *AS = calloc((size_t)(M * K), sizeof(float));
   double *want_s = calloc((size_t)(M * N), sizeof(double)), *mag_s = calloc((size_t)(M * N), sizeof(double));
-  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0};
+  onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   int i, m, n, k, s;
   for (i = 0; i < M * K; i++) A[i] = frand();
   for (i = 0; i < K * N; i++) B[i] = frand();
