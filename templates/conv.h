@@ -535,25 +535,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3x3_neon(const float *xc, int IH, int IW,
 #endif
 
 #if defined(ONNXC_AVX512)
-/* y[0..n) := SiLU(y) in place: the depthwise row kernels apply it to the rows they have just
-   written (in L1) rather than per vector, where its constants took the registers of the taps */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-ONNXC_MAYBE_UNUSED static void onnxc_silu_rows(float *y, long n) {
-  long i;
-  for (i = 0; i < n; i += 16) {
-    const __mmask16 k = ONNXC_MASK16((int)(n - i < 16 ? n - i : 16));
-    const __m512 t = _mm512_maskz_loadu_ps(k, y + i);
-    _mm512_mask_storeu_ps(y + i, k, _mm512_div_ps(t, onnxc_sigden16(t)));
-  }
-}
-#endif
-
-#if defined(ONNXC_AVX512)
 /* Output vectors a (row oh) and b (row oh + 1) at column ow0 of a depthwise row-pair kernel,
-   through the epilogue: the short forms (simple: bias, Relu/Clip; silu: the bias only, SiLU
-   follows over the finished rows) or onnxc_epi16. */
+   through the epilogue: the short forms (simple: bias, Relu/Clip; silu: bias, SiLU) or
+   onnxc_epi16.  (SiLU here, not in a pass over the finished rows: 240 x 28 x 28 3x3 stride 2
+   in EfficientNet-B0, 52 -> 36 us; 32 x 112 x 112 stride 1 the same.) */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -568,6 +553,10 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
     if (simple && clamp) {
       a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
       b = _mm512_min_ps(_mm512_max_ps(b, lo), hi);
+    }
+    if (silu) {
+      a = _mm512_div_ps(a, onnxc_sigden16(a));
+      b = _mm512_div_ps(b, onnxc_sigden16(b));
     }
   } else if (e) {
     a = onnxc_epi16(ev, a, k, oc, oh * OW + ow0);
@@ -804,7 +793,6 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           a2 = _mm512_add_ps(a2, b2);
           onnxc_dw_pair_out(&ev, e, simple, clamp, silu, bv, lo, hi, a, a2, kc, oc, yc, oh, OW, ow0);
         }
-        if (silu) onnxc_silu_rows(yc + (long)oh * OW, 2L * OW);
       }
       if (oh < OH) { /* an odd last row */
         const float *r1 = xc + (long)(oh + 1 - PH) * IW, *r0 = r1 - IW, *r2 = r1 + IW;
@@ -899,7 +887,6 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           s1 = _mm512_add_ps(s1, t1);
           onnxc_dw_pair_out(&ev, e, simple, clamp, silu, bv, lo, hi, s0, s1, km, oc, yc, oh, OW, ow0);
         }
-        if (silu) onnxc_silu_rows(yc + (long)oh * OW, 2L * OW);
       }
       for (; oh < OH; oh++) {
         /* per kernel row, the odd lanes (columns 2ow+1) of the previous 16 outputs: column
