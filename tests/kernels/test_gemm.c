@@ -51,6 +51,23 @@ static void check(const char *what, int M, int N, int K, int act, const float *g
     }
 }
 
+/* want = act(A B + bias + res) in double (e's epilogue), mag = 1 + sum_k |a b| per element */
+static void reference(int M, int N, int K, const float *A, const float *B, const onnxc_epi *e, double *want, double *mag) {
+  int m, n, k;
+  for (m = 0; m < M; m++)
+    for (n = 0; n < N; n++) {
+      double x = 0, a = 0;
+      for (k = 0; k < K; k++) {
+        x += (double)A[m * K + k] * B[k * N + n];
+        a += fabs((double)A[m * K + k] * B[k * N + n]);
+      }
+      if (e->bias) x += e->bias[e->bias_cols ? n : m];
+      if (e->res) x += e->res[m * e->ldr + n];
+      want[m * N + n] = act_ref(x, e->act, e->alpha, e->beta);
+      mag[m * N + n] = a + 1.0;
+    }
+}
+
 static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
   const long ldc = N + 3, ldr = N + 5;
   float *A = calloc((size_t)(M * K), sizeof(float)), *B = calloc((size_t)(K * N), sizeof(float));
@@ -76,27 +93,8 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
   e.act = act;
   e.alpha = act == ONNXC_ACT_CLIP ? -0.25f : act == ONNXC_ACT_LEAKY ? 0.1f : 1.0f / 6.0f;
   e.beta = act == ONNXC_ACT_CLIP ? 0.5f : 0.5f;
-  for (m = 0; m < M; m++)
-    for (n = 0; n < N; n++) {
-      double x = 0, a = 0;
-      for (k = 0; k < K; k++) {
-        x += (double)A[m * K + k] * B[k * N + n];
-        a += fabs((double)A[m * K + k] * B[k * N + n]);
-      }
-      if (bias_mode) x += bias[bias_mode == 2 ? n : m];
-      if (use_res) x += R[m * ldr + n];
-      want[m * N + n] = act_ref(x, act, e.alpha, e.beta);
-      mag[m * N + n] = a + 1.0;
-      x = a = 0;
-      for (k = 0; k < K; k++) {
-        x += (double)AS[m * K + k] * B[k * N + n];
-        a += fabs((double)AS[m * K + k] * B[k * N + n]);
-      }
-      if (bias_mode) x += bias[bias_mode == 2 ? n : m];
-      if (use_res) x += R[m * ldr + n];
-      want_s[m * N + n] = act_ref(x, act, e.alpha, e.beta);
-      mag_s[m * N + n] = a + 1.0;
-    }
+  reference(M, N, K, A, B, &e, want, mag);
+  reference(M, N, K, AS, B, &e, want_s, mag_s);
   /* packed A (the compiler's constant-weight form; M = 1 takes the GEMV path on plain A) */
   onnxc_pack_a(M, K, A, K, 1, P);
   for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
