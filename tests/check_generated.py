@@ -8,12 +8,15 @@ conformance models, the string ones and some with sequence/optional inputs and o
   - no malloc/free/stdio: the object's undefined symbols are only libm and mem* functions;
   - runtime_min builds under the same flags for both targets;
   - --target cuda and cuda-nvrtc: deterministic; the cuda-nvrtc host file is strict C99 without
-    malloc/stdio symbols; onnxc_rt_cuda.c builds as C99 with warnings as errors.
+    malloc/stdio symbols; onnxc_rt_cuda.c builds as C99 with warnings as errors;
+  - the squeeze-and-excitation rewrites still apply to the MBConv fixture (scale folded into the
+    projection's weights, pool summed by the depthwise kernel).
 Prints one line per check and closes with 'N passed, N failed'.
 """
 import argparse
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -191,6 +194,16 @@ def main():
         result("runtime_min CUDA part: C99 -Wall -Wextra -Werror", rc == 0, msg[:400])
     if not have_arm:
         result("arm-none-eabi-gcc present", False, "install gcc-arm-none-eabi")
+    # the speed rewrites still apply (their loss would show only in bench/): on the MBConv
+    # fixture, the squeeze-and-excitation scale folded into the projection's weights and the
+    # pool summed by the depthwise kernel (compiler/optimize.c)
+    mb = os.path.join(ROOT, "tests", "models", "mbconv_op17", "model.onnx")
+    out = os.path.join(work, "mb.c")
+    rc, msg = sh([onnxc, mb, "-o", out])
+    code = open(out).read() if rc == 0 else ""
+    result("mbconv_op17: SE scale in the projection's weights", re.search(r"onnxc_scale_cols\(\d+, \d+, wg,", code) is not None,
+           msg[:400])
+    result("mbconv_op17: pool summed by the depthwise kernel", "sum = Y1" in code, msg[:400])
     shutil.rmtree(work, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
