@@ -1244,7 +1244,7 @@ __attribute__((always_inline))
 #endif
 static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int *xo, const float *wb,
                                        const int *wo, const int *wk, int mb, float *y, long OHW, int mr,
-                                       int nr, const onnxc_epi *e, int m0, int j0) {
+                                       int nr, const onnxc_epi *e, int m0, int j0, long xs, int ys, int dv) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
   __m512 c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
   __m512 c40 = c00, c41 = c00, c42 = c00, c50 = c00, c51 = c00, c52 = c00;
@@ -1253,8 +1253,8 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
   for (t = 0; t < K; t++) {
     const float *xp = xb + xo[t], *w = wb + wo[t] + (long)mb * wk[t];
     const __m512 x0 = _mm512_loadu_ps(xp);
-    const __m512 x1 = ns > 1 ? _mm512_loadu_ps(xp + 16) : x0;
-    const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 32) : x0;
+    const __m512 x1 = ns > 1 ? _mm512_loadu_ps(xp + xs) : x0;
+    const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 2 * xs) : x0;
 #define ONNXC_SCF(r)                                         \
   {                                                          \
     const __m512 a = _mm512_set1_ps(w[r]);                   \
@@ -1272,11 +1272,11 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
        HardSwish stem 127 -> 119 us), other activations by call */
 #define ONNXC_SCS1(r, v)                                                                            \
   if (ns > v && r < mr) {                                                                           \
-    const __mmask16 k_ = ONNXC_MASK16(nr - 16 * v);                                                 \
+    const __mmask16 k_ = ONNXC_MASK16(nr - dv * v);                                                 \
     __m512 t_ = c##r##v;                                                                            \
     if (e) {                                                                                        \
       if (ev_.bias) t_ = _mm512_add_ps(t_, _mm512_set1_ps(ev_.bias[m0 + r]));                       \
-      if (ev_.res) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(k_, ev_.res + (long)(m0 + r) * ev_.ldr + j0 + 16 * v)); \
+      if (ev_.res) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(k_, ev_.res + (long)(m0 + r) * ev_.ldr + j0 + ys * v)); \
       if (ev_.act == ONNXC_ACT_RELU) t_ = _mm512_max_ps(t_, _mm512_setzero_ps());                   \
       else if (ev_.act == ONNXC_ACT_CLIP)                                                           \
         t_ = _mm512_min_ps(_mm512_max_ps(t_, _mm512_set1_ps(ev_.alpha)), _mm512_set1_ps(ev_.beta)); \
@@ -1288,7 +1288,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
         t_ = _mm512_div_ps(onnxc_signum16(t_, ev_.act == ONNXC_ACT_SILU), onnxc_sigden16(t_));      \
       else if (ev_.act) t_ = onnxc_act16(t_, ev_.act, ev_.alpha, ev_.beta);                         \
     }                                                                                               \
-    _mm512_mask_storeu_ps(y + (long)r * OHW + 16 * v, k_, t_);                                      \
+    _mm512_mask_storeu_ps(y + (long)r * OHW + ys * v, k_, t_);                                      \
   }
 #define ONNXC_SCS(r) ONNXC_SCS1(r, 0) ONNXC_SCS1(r, 1) ONNXC_SCS1(r, 2)
     ONNXC_ROWS8(ONNXC_SCS)
@@ -1351,6 +1351,22 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int K
         }
       }
     }
+    if (OW <= 16) {
+      /* one vector per output row: strips of up to 3 rows (8 x 16 sums per row are too few to
+         hide the FMA latency of two FMA units; ResNet-8's 16 -> 32 3x3 s2 at 16 x 16) */
+      for (oh = oh0; oh < oh0 + rn; oh += 3) {
+        const float *xb = buf + (long)(oh - oh0) * S * rs;
+        const int nrow = oh0 + rn - oh < 3 ? oh0 + rn - oh : 3;
+        for (m0 = 0; m0 < M; m0 += 8) {
+          const int mr = M - m0 < 8 ? M - m0 : 8;
+          float *yr = y + (long)m0 * OHW + (long)oh * OW;
+          if (nrow == 3) onnxc_conv_sc_strip(3, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
+          else if (nrow == 2) onnxc_conv_sc_strip(2, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
+          else onnxc_conv_sc_strip(1, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
+        }
+      }
+      continue;
+    }
     for (oh = oh0; oh < oh0 + rn; oh++) {
       const float *xb = buf + (long)(oh - oh0) * S * rs;
       for (m0 = 0; m0 < M; m0 += 8) {
@@ -1361,9 +1377,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int K
         int st;
         for (st = 0, ow0 = 0; st < nst; st++) {
           const int ns = nv / nst + (st < nv % nst), nr = OW - ow0 < 16 * ns ? OW - ow0 : 16 * ns;
-          if (ns == 3) onnxc_conv_sc_strip(3, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0);
-          else if (ns == 2) onnxc_conv_sc_strip(2, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0);
-          else onnxc_conv_sc_strip(1, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0);
+          if (ns == 3) onnxc_conv_sc_strip(3, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
+          else if (ns == 2) onnxc_conv_sc_strip(2, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
+          else onnxc_conv_sc_strip(1, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
           ow0 += nr;
         }
       }
