@@ -104,10 +104,14 @@ def cmd_nvrtc(args):
     if args.ratchet:
         listed = {l.strip() for l in open(args.ratchet) if l.strip() and not l.startswith("#")}
         cases = [c for c in cases if args.prefix + os.path.basename(c.rstrip("/")) in listed]
-    if args.every > 1:
-        cases = cases[::args.every]
+    if args.every > 1:  # every N-th case, and one of each op type the others leave out
+        keep = set(cases[::args.every]) | set(conf.covering(cases))
+        cases = [c for c in cases if c in keep]
     if args.cover:
         cases = conf.covering(cases)
+    if not cases:  # a missing or empty suite must not pass
+        print(f"error: no cases in {' '.join(args.suites)}")
+        return 1
     work = tempfile.mkdtemp(prefix="onnxc_nvrtc_")
     inc = ["-I", os.path.join(ROOT, "runtime_min"), "-I", os.path.join(CUDA, "include")]
     results = {}
@@ -232,7 +236,7 @@ def main():
     a.add_argument("--ratchet")
     a.add_argument("--prefix", default="")
     a.add_argument("-k", "--filter")
-    a.add_argument("--every", type=int, default=1, help="check every N-th case only")
+    a.add_argument("--every", type=int, default=1, help="check every N-th case only (plus a case of each op type)")
     a.add_argument("--cover", action="store_true", help="only a subset in which every op type occurs (see covering())")
     a.add_argument("-q", "--quiet", action="store_true")
     b = sub.add_parser("nvcc")
