@@ -452,9 +452,9 @@ static void emit_const(Emit *e, Value *v) {
     buf_puts(e->out, n ? "\n};\n" : "0};\n");
     return;
   }
-  buf_printf(e->out, "/* %s %s%s */\nstatic %sconst %s %s[%lld] = {", v->name, dtype_name(v->dtype),
+  buf_printf(e->out, "/* %s %s%s */\nstatic %sconst %s %s[%lld]%s = {", v->name, dtype_name(v->dtype),
              shape_str(&e->ctx->arena, v), e->const_qual ? e->const_qual : "", c_type(v->dtype), v->cname,
-             (long long)(n ? n : 1));
+             (long long)(n ? n : 1), value_bytes(v) >= 64 ? " ONNXC_WALIGN" : "");
   char line[4096];
   int len = 0;
   for (int64_t i = 0; i < n; i++) {
