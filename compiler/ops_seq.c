@@ -82,6 +82,9 @@ typedef struct RnnInfo {
   Value *orig_w, *orig_r;
   bool pre_w, pre_r;
   int64_t panel;          /* > 0: constant W and R in column panels of this width */
+  bool strip;             /* float, constant R, one batch row, C target: R in the GEMV strip
+                             layout of onnxc_sgemv_p (templates/gemm.h), each step's h R^T one
+                             onnxc_sgemv_p call (eight vector accumulators per 128 columns) */
   bool gemm_x;            /* float, constant W, no sequence_lens, C target: each chunk's input
                              projections as one packed GEMM per batch row (onnxc_sgemm_a over
                              W^T [I][GH] row-major), the bias in its epilogue */
@@ -94,8 +97,11 @@ static int64_t gemv_width(int dt) { return dt == DT_DOUBLE ? 16 : 32; }
 /* A constant W [D][GH][K] in the layout the GEMVs read: transposed, [D][K][GH], or with `pw`
    > 0 in panels of pw columns, [D][GH/pw][K][pw], so that a chunk of pw columns streams
    through K * pw contiguous elements rather than K rows GH apart (rows 2 KiB apart defeat the
-   prefetchers: every row is a new page once GH >= 1024 bytes). */
-static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K, int64_t pw, int64_t pad) {
+   prefetchers: every row is a new page once GH >= 1024 bytes).  With `strip`, the last panel
+   is narrower when pw does not divide GH and its rows are its own width apart (the strips of
+   onnxc_sgemv_p). */
+static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, int64_t K, int64_t pw, int64_t pad,
+                               bool strip) {
   Value *t = graph_new_value(ctx, ctx->graph, arena_printf(&ctx->arena, "%s_transposed", w->name));
   int64_t dims[3] = {D, K, GH}, flat = D * K * GH + pad;
   if (pad) value_set_shape(t, w->dtype, 1, &flat); /* zeros after: the GEMM's masked tail loads stay inside */
@@ -105,7 +111,8 @@ static Value *transposed_const(Ctx *ctx, const Value *w, int64_t D, int64_t GH, 
   for (int64_t d = 0; d < D; d++)
     for (int64_t j = 0; j < GH; j++)
       for (int64_t k = 0; k < K; k++) {
-        int64_t at = pw ? d * K * GH + (j / pw) * K * pw + k * pw + j % pw : (d * K + k) * GH + j;
+        int64_t ws = strip && GH - j / pw * pw < pw ? GH - j / pw * pw : pw;
+        int64_t at = pw ? d * K * GH + (j / pw) * K * pw + k * ws + j % pw : (d * K + k) * GH + j;
         memcpy((char *)t->data + (size_t)at * es, (const char *)w->data + (size_t)((d * GH + j) * K + k) * es, es);
       }
   return t;
@@ -213,12 +220,15 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   if (Wt->data) {
     ri->orig_w = Wt;
     ri->pre_w = true;
-    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I, ri->gemm_x ? 0 : ri->panel, ri->gemm_x ? 128 : 0);
+    n->inputs[1] = transposed_const(ctx, Wt, D, GH, ri->I, ri->gemm_x ? 0 : ri->panel, ri->gemm_x ? 128 : 0, false);
   }
   if (Rt->data) {
     ri->orig_r = Rt;
     ri->pre_r = true;
-    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H, ri->panel, 0);
+    /* one batch row: the strips, when every GEMV column range starts on one (GRU without
+       linear_before_reset multiplies columns [0, 2H) and [2H, 3H) separately) */
+    ri->strip = dt == DT_FLOAT && ri->B == 1 && ctx->target == TARGET_C && (kind != K_GRU || ri->lbr || 2 * H % 128 == 0);
+    n->inputs[2] = transposed_const(ctx, Rt, D, GH, H, ri->strip ? 128 : ri->panel, 0, ri->strip);
   }
   n->priv = ri;
   /* outputs */
@@ -503,6 +513,17 @@ static void emit_gemv(Emit *e, const StepCtx *sc, const GemvSpec *gs, const Gemv
   }
 }
 
+/* dst[off .. off + J) = v R^T over those columns (+ X3[bias ..] when bias >= 0), R in the
+   strips of onnxc_sgemv_p (off starts a strip: a multiple of 128). */
+static void emit_strip_gemv(Emit *e, const char *v, const char *rm, const char *dst, int64_t K, int64_t off, int64_t J,
+                            long long bias) {
+  ep(e, "{");
+  if (bias >= 0) ep(e, "const onnxc_epi re = {X3 + %lld, 1, (const float *)0, 0, 0, 0.0f, 0.0f, 0, 0, 0};", bias);
+  ep(e, "onnxc_sgemv_p(%lld, %lld, %s, 1, %s + %lld, %s + %lld, %s);", (long long)J, (long long)K, v, rm,
+     (long long)(off * K), dst, (long long)off, bias >= 0 ? "&re" : "(const onnxc_epi *)0");
+  ep(e, "}");
+}
+
 static void rnn_emit(Emit *e, Node *n) {
   const RnnInfo *ri = n->priv;
   int dt = n->inputs[0]->dtype;
@@ -517,7 +538,7 @@ static void rnn_emit(Emit *e, Node *n) {
   if (B * GH > big) big = B * GH;
   const char *it = big < 2000000000LL ? "int" : "long long";
   const char *zero = c_lit(e, ct, 0), *one = c_lit(e, ct, 1);
-  if (ri->gemm_x) emit_use_template(e, "gemm");
+  if (ri->gemm_x || ri->strip) emit_use_template(e, "gemm");
 
   /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), gx [TB][B][GH], ax [B][GH],
      GRU: ah [B][GH], rh [B][H] (not with linear_before_reset); hs [B][H], LSTM: cs [B][H] */
@@ -601,15 +622,25 @@ static void rnn_emit(Emit *e, Node *n) {
     }
     ep(e, "for (%s s = s0; s < s0 + te; s++) {", it);
     const char *parow = fmt(e, "ax + b * %lld", (long long)GH);
-    if (ri->kind != K_GRU) {
+    if (ri->kind != K_GRU && ri->strip) {
+      /* ax = this step's gx row + h R^T */
+      ep(e, "{");
+      ep(e, "const onnxc_epi re = {(const float *)0, 0, gx + (s - s0) * %lld, 0, 0, 0.0f, 0.0f, 0, 0, 0};", (long long)GH);
+      ep(e, "onnxc_sgemv_p(%lld, %lld, hs, 1, %s, ax, &re);", (long long)GH, (long long)H, rm);
+      ep(e, "}");
+    } else if (ri->kind != K_GRU) {
       GemvSpec ga = {"ax", -1, -1, "gx", false};
       emit_gemv(e, &sc, &ga, &th, 1, GH, 0, GH);
     } else {
       /* this step's gx rows go to ax: the gate loops then read at offsets the compiler can
          tell apart from the state it writes, and vectorize */
       ep(e, "for (%s q = 0; q < %lld; q++) ax[q] = gx[(s - s0) * %lld + q];", it, (long long)(B * GH), (long long)(B * GH));
-      GemvSpec gh = {"ah", hasB ? boff + GH : -1, -1, NULL, false};
-      emit_gemv(e, &sc, &gh, &th, 1, GH, 0, ri->lbr ? GH : 2 * H);
+      if (ri->strip) {
+        emit_strip_gemv(e, "hs", rm, "ah", H, 0, ri->lbr ? GH : 2 * H, hasB ? boff + GH : -1);
+      } else {
+        GemvSpec gh = {"ah", hasB ? boff + GH : -1, -1, NULL, false};
+        emit_gemv(e, &sc, &gh, &th, 1, GH, 0, ri->lbr ? GH : 2 * H);
+      }
     }
     if (ri->kind == K_GRU && !ri->lbr) {
       /* h~ = g(x Wh + (r . h) Rh + Wbh + Rbh): r first, then the (r . h) Rh GEMV */
@@ -622,9 +653,13 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "pr[j] = r * h[j];");
       ep(e, "}");
       ep(e, "}");
-      GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct, ri->pre_r ? ri->panel : 0};
-      GemvSpec g2 = {fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, NULL, false};
-      emit_gemv(e, &sc, &g2, &tr, 1, GH, 2 * H, H);
+      if (ri->strip) {
+        emit_strip_gemv(e, "rh", rm, "ah", H, 2 * H, H, hasB ? boff + GH + 2 * H : -1);
+      } else {
+        GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct, ri->pre_r ? ri->panel : 0};
+        GemvSpec g2 = {fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, NULL, false};
+        emit_gemv(e, &sc, &g2, &tr, 1, GH, 2 * H, H);
+      }
     }
     /* gates, state update, Y */
     emit_rows_open(e, &sc, hasY);

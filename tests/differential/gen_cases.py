@@ -1363,6 +1363,10 @@ def g_rnn(c):
     direction = c.choice(["forward", "reverse", "bidirectional"])
     nd = 2 if direction == "bidirectional" else 1
     seq, batch, isz, hid = c.randint(1, 5), c.randint(1, 3), c.randint(1, 6), c.randint(1, 6)
+    if c.chance(0.2):
+        # wider layers: gate columns over several 128-column strips of the one-row GEMV
+        # (ops_seq.c), a partial last strip, and GRU's [0, 2H) / [2H, 3H) split on a strip
+        hid = c.choice([40, 64, 96])
     layout = c.randint(0, 1) if c.opset >= 14 and c.chance(0.4) else 0
     attrs = {"hidden_size": hid}
     if direction != "forward" or c.chance(0.3):
