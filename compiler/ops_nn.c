@@ -241,6 +241,8 @@ typedef struct ConvInfo {
   /* fast: float32 with the weight packed by optimize.c (panels of 8 filters, Mp rows per
      group): GEMM forms of templates/gemm.h; im2col in blocks of KB rows x TR output rows */
   bool fast, same, dw, wino;
+  bool convt;                /* onnxc_conv_t (W_TPANELS weights, not 1x1): ctF floats of scratch */
+  int64_t ctF;
   int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
   int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
   int64_t Mp, KB, TB; /* TB: tiles per Winograd block (whole tile rows) */
@@ -315,7 +317,17 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
   ci->direct = conv_one_channel_direct(ci->Cg, ci->Mg, r + 2, ci->KP, ci->IHW) && !ci->pointwise;
   ci->wide = ci->direct && r <= 2;
   ci->fast = x->dtype == DT_FLOAT && n->orig_w;
-  ci->same = ci->dw = ci->wino = ci->sc = false;
+  ci->same = ci->dw = ci->wino = ci->sc = ci->convt = false;
+  if (ci->fast && n->w_layout == W_TPANELS && !ci->pointwise) {
+    /* the whole zero-padded input when the plan leaves room for it, else (0) stack bands */
+    int64_t Hp = (g->out[0] - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1;
+    int64_t Wp = (g->out[1] - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
+    ci->convt = true;
+    ci->ctF = ci->Cg * Hp * Wp + 16; /* ONNXC_CONVT_PAD */
+    if (n->scratch_cap >= 0 && ci->ctF * 4 > n->scratch_cap) ci->ctF = 0;
+    ci->direct = ci->wide = false;
+    return;
+  }
   if (ci->fast && (n->w_layout == W_WINO23 || n->w_layout == W_WINO43)) {
     /* blocks of whole tile rows, about 1 MiB of transformed tiles; under a scratch cap
        fewer rows; none fit: direct loops (onnxc_wino_direct) */
@@ -464,6 +476,7 @@ static int64_t conv_scratch(Ctx *ctx, Node *n) {
   if (!is_native(n->inputs[0]->dtype)) return 0;
   if (ci.pointwise) return ci.fast ? scaled_w_bytes(n, &ci) : 0;
   if (ci.dw || ci.same) return 0;
+  if (ci.convt) return ci.ctF * 4;
   if (ci.wino) return wino_scratch(ci.wa, ci.TB, ci.Cg, ci.MB);
   if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
   if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
@@ -698,6 +711,12 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     else
       ep(e, "onnxc_wino_direct(%lld, %lld, %lld, %lld, xg, wg, %d, yg, &ep, %d);", LL(ci->Mg), LL(ci->Cg), LL(g->in[0]),
          LL(g->in[1]), ci->wa, acc);
+  } else if (ci->convt) {
+    emit_use_template(e, "conv");
+    ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+    ep(e, "onnxc_conv_t(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
+       LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH),
+       LL(g->pb[l]), LL(OH), LL(OW), ci->ctF ? "(float *)W" : "(float *)0", LL(ci->ctF));
   } else if (ci->same) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));

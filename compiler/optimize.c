@@ -387,6 +387,16 @@ static bool wino_ok(const Node *p, const Value *x, const Value *w, int64_t Cg, i
   return true;
 }
 
+/* onnxc_conv_t (templates/conv.h: output channels in the lanes, a zero-padded input copy, no
+   masked loads) for a 2-D convolution of one group on a small output plane, where the pixel-lane
+   kernels fill few vectors and mask most loads; one output row's padded input rows must fit its
+   stack band (ONNXC_CONVT_STACK floats) for plans without room for the scratch. */
+static bool convt_ok(const ConvShape *cs, int64_t KP) {
+  int64_t OHW = cs->out[0] * cs->out[1];
+  int64_t Wp = (cs->out[1] - 1) * cs->s[1] + (cs->k[1] - 1) * cs->d[1] + 1, span = (cs->k[0] - 1) * cs->d[0] + 1;
+  return KP > 1 && KP <= 49 && OHW <= 256 && cs->M >= 16 && cs->Cg >= 16 && cs->Cg * span * Wp + 16 <= 4096;
+}
+
 static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   Value *w = p->inputs[1], *x = p->inputs[0];
   if (!w->data || w->dtype != DT_FLOAT || x->rank < 3) return;
@@ -442,11 +452,13 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   int64_t K = Cg * KP;
   ConvShape cs;
   conv_shape(ctx, p, &cs);
-  if (G == 1 && cs.pointwise && ctx->threads <= 1) {
+  bool convt = G == 1 && !cs.pointwise && cs.r == 2 && ctx->threads <= 1 && convt_ok(&cs, KP);
+  if ((G == 1 && cs.pointwise && ctx->threads <= 1) || convt) {
     /* few pixels (7x7 planes): output channels in the vector lanes (onnxc_sgemm_t) where the
-       16-column vectors of the pixel-lane kernel would leave more lanes empty */
+       16-column vectors of the pixel-lane kernel would leave more lanes empty; small planes of
+       other 2-D convolutions the same way (onnxc_conv_t) */
     int64_t Np = value_numel(p->outputs[0]) / (p->outputs[0]->dims[0] * M), Mq = (M + 47) / 48 * 48;
-    if (Np <= 64 && (double)M / (double)Mq > (double)Np / (double)((Np + 15) / 16 * 16)) {
+    if (convt || (Np <= 64 && (double)M / (double)Mq > (double)Np / (double)((Np + 15) / 16 * 16))) {
       int64_t total = Mq * K;
       Value *pw = new_const(ctx, g, "packed_wt", 1, &total);
       float *d = pw->data;

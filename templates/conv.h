@@ -1297,6 +1297,180 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
   }
 }
 
+#endif /* ONNXC_AVX512 (onnxc_conv_sc resumes below) */
+
+/* onnxc_conv_t: direct 2-D convolution (one group) with the output channels in the vector lanes,
+   for small planes, where pixel-lane kernels fill few vectors and mask most input loads (on
+   Intel cores a masked load is one more uop on the FMA ports).  The input is copied into
+   scratch zero-padded, xp [C][Hp][Wp], so that no load is ever masked: per panel of 48 output
+   channels (the weights W^T in onnxc_sgemm_t's panels, k = c KH KW + tap) and per tile of <= 8
+   output pixels of one output row, each k step is 3 weight vectors times 8 broadcast input
+   values xp[c][(oh SH + kh DH) Wp + (ow0 + j) SW + kw DW]: 24 sums in registers, then the 16 x 8
+   transposes and the epilogue of onnxc_sgemm_t (ONNXC_TS).  xp: xpn floats of scratch (all C
+   planes of (OH - 1) SH + (KH - 1) DH + 1 rows of Wp, plus ONNXC_CONVT_PAD: one band), or NULL:
+   bands of output rows through a stack buffer. */
+#define ONNXC_CONVT_PAD 16     /* floats of xp beyond the padded rows (none are read; slack) */
+#define ONNXC_CONVT_STACK 4096 /* floats of the band buffer on the stack when there is no scratch */
+#if defined(ONNXC_AVX512)
+#define ONNXC_TFC(j)                                                                           \
+  if (j < nr_) {                                                                               \
+    const __m512 b_ = _mm512_set1_ps(b[j * S]);                                                \
+    a##j##0 = _mm512_fmadd_ps(q0, b_, a##j##0);                                                \
+    if (rv_ > 1) a##j##1 = _mm512_fmadd_ps(q1, b_, a##j##1);                                   \
+    if (rv_ > 2) a##j##2 = _mm512_fmadd_ps(q2, b_, a##j##2);                                   \
+  }
+#define ONNXC_UKTC_DEF(NAME, NR, RV)                                                                        \
+  ONNXC_MAYBE_UNUSED static void NAME(int Cn, int KP, const int *off, long HWp, int S, const float *Q,     \
+                                      const float *B, float *C, long ldc, int mr, int acc,                 \
+                                      const onnxc_epi *e, int m0, int n0) {                                \
+    const int nr_ = NR, rv_ = RV;                                                                          \
+    const __mmask16 km = ONNXC_MASK16(nr_);                                                                \
+    const int pb_ = e && !acc && e->bias && !e->bias_cols;                                                 \
+    const __m512 bz0_ = pb_ ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr), e->bias + m0) : _mm512_setzero_ps(); \
+    const __m512 bz1_ = pb_ && rv_ > 1 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 16), e->bias + m0 + 16)   \
+                                       : _mm512_setzero_ps();                                              \
+    const __m512 bz2_ = pb_ && rv_ > 2 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 32), e->bias + m0 + 32)   \
+                                       : _mm512_setzero_ps();                                              \
+    __m512 r[8];                                                                                           \
+    int c, t, i;                                                                                           \
+    ONNXC_J8(ONNXC_TD)                                                                                     \
+    for (c = 0; c < Cn; c++, B += HWp)                                                                     \
+      for (t = 0; t < KP; t++) {                                                                           \
+        const float *b = B + off[t];                                                                       \
+        const __m512 q0 = _mm512_loadu_ps(Q);                                                              \
+        const __m512 q1 = rv_ > 1 ? _mm512_loadu_ps(Q + 16) : q0, q2 = rv_ > 2 ? _mm512_loadu_ps(Q + 32) : q0; \
+        ONNXC_J8(ONNXC_TFC)                                                                                \
+        Q += 48;                                                                                           \
+      }                                                                                                    \
+    {                                                                                                      \
+      ONNXC_EV                                                                                             \
+      if (pb_) ev_.bias = (const float *)0;                                                                \
+      const int pre_ = !acc && !ev_.res && !ev_.bias && ev_.act != ONNXC_ACT_NONE;                         \
+      const int post_ = !pre_ && (ev_.res || ev_.bias || ev_.act != ONNXC_ACT_NONE);                       \
+      ONNXC_TS(0) ONNXC_TS(1) ONNXC_TS(2)                                                                  \
+    }                                                                                                      \
+  }
+ONNXC_UKTC_DEF(onnxc_uktc1, 1, 3)
+ONNXC_UKTC_DEF(onnxc_uktc2, 2, 3)
+ONNXC_UKTC_DEF(onnxc_uktc3, 3, 3)
+ONNXC_UKTC_DEF(onnxc_uktc4, 4, 3)
+ONNXC_UKTC_DEF(onnxc_uktc5, 5, 3)
+ONNXC_UKTC_DEF(onnxc_uktc6, 6, 3)
+ONNXC_UKTC_DEF(onnxc_uktc7, 7, 3)
+ONNXC_UKTC_DEF(onnxc_uktc8, 8, 3)
+ONNXC_UKTC_DEF(onnxc_uktc1_r1, 1, 1)
+ONNXC_UKTC_DEF(onnxc_uktc2_r1, 2, 1)
+ONNXC_UKTC_DEF(onnxc_uktc3_r1, 3, 1)
+ONNXC_UKTC_DEF(onnxc_uktc4_r1, 4, 1)
+ONNXC_UKTC_DEF(onnxc_uktc5_r1, 5, 1)
+ONNXC_UKTC_DEF(onnxc_uktc6_r1, 6, 1)
+ONNXC_UKTC_DEF(onnxc_uktc7_r1, 7, 1)
+ONNXC_UKTC_DEF(onnxc_uktc8_r1, 8, 1)
+ONNXC_UKTC_DEF(onnxc_uktc1_r2, 1, 2)
+ONNXC_UKTC_DEF(onnxc_uktc2_r2, 2, 2)
+ONNXC_UKTC_DEF(onnxc_uktc3_r2, 3, 2)
+ONNXC_UKTC_DEF(onnxc_uktc4_r2, 4, 2)
+ONNXC_UKTC_DEF(onnxc_uktc5_r2, 5, 2)
+ONNXC_UKTC_DEF(onnxc_uktc6_r2, 6, 2)
+ONNXC_UKTC_DEF(onnxc_uktc7_r2, 7, 2)
+ONNXC_UKTC_DEF(onnxc_uktc8_r2, 8, 2)
+#endif
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW,
+                                            int OH, int OW, const float *x, const float *Q, float *y,
+                                            const onnxc_epi *e, float *xp, long xpn) {
+  const int Wp = (OW - 1) * SW + (KW - 1) * DW + 1, KP = KH * KW, span = (KH - 1) * DH + 1;
+  const long K = (long)C * KP, OHW = (long)OH * OW;
+  const int nt = (OW + 7) / 8; /* balanced tiles of <= 8 pixels per output row */
+  float sb[ONNXC_CONVT_STACK];
+  int off[ONNXC_KPMAX];
+  int R, nb, bi, c, h, w, t, p, oh, ti;
+  if (!xp) { /* no scratch (a memory-lean plan): bands of output rows on the stack */
+    xp = sb;
+    xpn = ONNXC_CONVT_STACK;
+  }
+  /* output rows per band: their padded input rows, C planes of them, fit in xp */
+  R = (int)(((xpn - ONNXC_CONVT_PAD) / ((long)C * Wp) - span) / SH + 1);
+  if (R > OH) R = OH;
+  if (R < 1) R = 1; /* the compiler takes this form only where one row fits the stack buffer */
+  nb = (OH + R - 1) / R;
+  for (bi = 0; bi < nb; bi++) {
+    const int oh0 = OH * bi / nb, oh1 = OH * (bi + 1) / nb, h0 = oh0 * SH, Hb = (oh1 - 1 - oh0) * SH + span;
+    const long HWb = (long)Hb * Wp;
+    /* the band's zero-padded input rows h0 .. h0 + Hb (padded coordinates) */
+    for (c = 0; c < C; c++)
+      for (h = 0; h < Hb; h++) {
+        float *d = xp + (long)c * HWb + (long)h * Wp;
+        const int ih = h0 + h - PH;
+        if (ih < 0 || ih >= IH) {
+          for (w = 0; w < Wp; w++) d[w] = 0.0f;
+        } else {
+          const float *src = x + ((long)c * IH + ih) * IW;
+          for (w = 0; w < Wp; w++) d[w] = w - PW >= 0 && w - PW < IW ? src[w - PW] : 0.0f;
+        }
+      }
+    for (t = 0; t < KP; t++) off[t] = t / KW * DH * Wp + t % KW * DW;
+    for (p = 0; p < M; p += 48) {
+      const int mr = M - p < 48 ? M - p : 48;
+#if defined(ONNXC_AVX512)
+      /* all channels in one pass (blocks of channels whose weights stay in L1, the partial sums
+         added up in C, measured slower: ResNet-8 1.017x the time) */
+      const int CB = C;
+      int c0;
+      for (c0 = 0; c0 < C; c0 += CB) {
+        const int cn = C - c0 < CB ? C - c0 : CB, last = c0 + cn >= C;
+        const float *q = Q + (long)p * K + 48L * KP * c0;
+        for (oh = oh0; oh < oh1; oh++)
+          for (ti = 0; ti < nt; ti++) {
+            const int j0 = OW * ti / nt, nr = OW * (ti + 1) / nt - j0, n0 = oh * OW + j0;
+            const float *b = xp + (long)c0 * HWb + (long)(oh - oh0) * SH * Wp + (long)j0 * SW;
+            typedef void (*uktc_fn)(int, int, const int *, long, int, const float *, const float *, float *, long, int,
+                                    int, const onnxc_epi *, int, int);
+            static const uktc_fn tab[3][8] = {
+                {onnxc_uktc1_r1, onnxc_uktc2_r1, onnxc_uktc3_r1, onnxc_uktc4_r1, onnxc_uktc5_r1, onnxc_uktc6_r1,
+                 onnxc_uktc7_r1, onnxc_uktc8_r1},
+                {onnxc_uktc1_r2, onnxc_uktc2_r2, onnxc_uktc3_r2, onnxc_uktc4_r2, onnxc_uktc5_r2, onnxc_uktc6_r2,
+                 onnxc_uktc7_r2, onnxc_uktc8_r2},
+                {onnxc_uktc1, onnxc_uktc2, onnxc_uktc3, onnxc_uktc4, onnxc_uktc5, onnxc_uktc6, onnxc_uktc7, onnxc_uktc8}};
+            tab[mr <= 16 ? 0 : mr <= 32 ? 1 : 2][nr - 1](cn, KP, off, HWb, SW, q, b, y + (long)p * OHW + n0, OHW, mr,
+                                                         c0 > 0, last ? e : (const onnxc_epi *)0, p, n0);
+          }
+      }
+#else
+      const float *q = Q + (long)p * K;
+      for (oh = oh0; oh < oh1; oh++)
+        for (ti = 0; ti < nt; ti++) {
+          const int j0 = OW * ti / nt, nr = OW * (ti + 1) / nt - j0, n0 = oh * OW + j0;
+          const float *b = xp + (long)(oh - oh0) * SH * Wp + (long)j0 * SW;
+          float *cp = y + (long)p * OHW + n0;
+          /* two pixels at a time over local sums of the panel's 48 rows */
+          float s0[48], s1[48];
+          int j, l;
+          for (j = 0; j < nr; j += 2) {
+            const int two = j + 1 < nr;
+            const float *qq = q, *bc = b + (long)j * SW;
+            for (l = 0; l < 48; l++) s0[l] = s1[l] = 0.0f;
+            for (c = 0; c < C; c++, bc += HWb)
+              for (t = 0; t < KP; t++, qq += 48) {
+                const float x0 = bc[off[t]], x1 = two ? bc[off[t] + SW] : 0.0f;
+                for (l = 0; l < 48; l++) {
+                  s0[l] += qq[l] * x0;
+                  s1[l] += qq[l] * x1;
+                }
+              }
+            for (l = 0; l < mr; l++) {
+              cp[(long)l * OHW + j] = s0[l];
+              if (two) cp[(long)l * OHW + j + 1] = s1[l];
+            }
+          }
+          if (e) onnxc_epi_tile(e, cp, OHW, p, mr, n0, nr);
+        }
+#endif
+    }
+  }
+}
+
+#if defined(ONNXC_AVX512)
 ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
                                              int OH, int OW, const float *x, const float *wp, float *y,
                                              const onnxc_epi *e, float *buf, int R) {

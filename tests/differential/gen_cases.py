@@ -333,6 +333,49 @@ def g_conv(c):
     return dt
 
 
+@family("convt")
+def g_convt(c):
+    """2-D convolutions of >= 16 channels on small output planes (<= 256 pixels): onnxc_conv_t
+    (output channels in the lanes, a zero-padded input copy in scratch or, with little headroom,
+    bands of output rows on the stack), any kernel size, strides, dilations, asymmetric pads,
+    output channels that leave a partial 48-row panel, a bias, a residual and an activation."""
+    c.opset = 14
+    dt = F32
+    n = c.choice([1, 1, 2])
+    cg, mg = c.randint(16, 40), c.choice([16, 24, 32, 40, 48, 64, 80, 100])
+    kh, kw = c.randint(1, 5), c.randint(1, 5)
+    if kh * kw == 1:
+        kw = 3
+    sh, sw = c.choice([1, 1, 2, 3]), c.choice([1, 1, 2, 3])
+    dh, dw = c.choice([1, 1, 2]), c.choice([1, 1, 2])
+    pads = [c.randint(0, kh - 1), c.randint(0, kw - 1), c.randint(0, kh - 1), c.randint(0, kw - 1)]
+    h, w = c.randint((kh - 1) * dh + 1, 20), c.randint((kw - 1) * dw + 1, 20)
+    oh = (h + pads[0] + pads[2] - (kh - 1) * dh - 1) // sh + 1
+    ow = (w + pads[1] + pads[3] - (kw - 1) * dw - 1) // sw + 1
+    if oh * ow > 256:
+        raise Skip()
+    x = c.input(c.values([n, cg, h, w], dt), dt, "x")
+    xr = c.node("Relu", [x])
+    fan = cg * kh * kw
+    wt = c.const(c.values([mg, cg, kh, kw], dt, -1.5 / math.sqrt(fan), 1.5 / math.sqrt(fan)), dt, "w")
+    ins = [xr, wt] + ([c.const(c.values([mg], dt), dt, "b")] if c.chance(0.7) else [])
+    y = c.node("Conv", ins, pads=pads, strides=[sh, sw], dilations=[dh, dw])
+    desc = f"convt x[{n},{cg},{h},{w}] w[{mg},{cg},{kh},{kw}] s{sh}x{sw} d{dh}x{dw} pads{pads}" + (" +bias" if len(ins) == 3 else "")
+    if c.chance(0.4):
+        y = c.node("Add", [y, c.input(c.values([n, mg, oh, ow], dt), dt, "r")])
+        desc += " +residual"
+    act = c.choice([None, "Relu", "Sigmoid", "Clip"])
+    if act == "Clip":
+        y = c.node("Clip", [y, c.const(np.array(-0.5, np.float32), dt, "lo"), c.const(np.array(0.5, np.float32), dt, "hi")])
+    elif act:
+        y = c.node(act, [y])
+    if act:
+        desc += " +" + act.lower()
+    c.note(desc)
+    c.flags = "--scratch-headroom " + str(c.choice([1000, 300, 0]))
+    c.output(y)
+
+
 @family("winograd")
 def g_winograd(c):
     """3x3 stride-1 pad-1 convolutions that read a tensor of the arena (a Relu in front) and get
