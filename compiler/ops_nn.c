@@ -10,7 +10,9 @@
  * (register-blocked micro-kernels with AVX-512 / AVX2+FMA / portable C paths, chosen when the
  * generated C is compiled), with the epilogue optimize.c fused in (bias, addend, activation):
  *   - Conv with weights packed by optimize.c: 1x1 stride 1 -> onnxc_sgemm on the input (small
- *     planes with W_TPANELS weights: onnxc_sgemm_t, output channels in the lanes); 3x3
+ *     planes with W_TPANELS weights: onnxc_sgemm_t, output channels in the lanes); other 2-D
+ *     convolutions with W_TPANELS weights (small output planes) -> onnxc_conv_t, output
+ *     channels in the lanes over a zero-padded input copy (scratch; none: stack bands); 3x3
  *     stride 1 pad 1 (>= 16 channels) -> Winograd F(2x2,3x3) in blocks of tile rows (scratch;
  *     none: direct); other stride-1 "same" 2-D -> implicit GEMM on the input (no scratch);
  *     else im2col in blocks of KB rows x TR output rows into scratch, each block multiplied

@@ -21,7 +21,9 @@
  *     the micro-kernel streams contiguously;
  *   - 1x1 Conv (one group) of a small plane (<= 64 pixels) whose channel count fills vectors
  *     better than its pixel count: W^T in panels of 48 channels over all k (W_TPANELS, for
- *     onnxc_sgemm_t, which keeps channels in the vector lanes);
+ *     onnxc_sgemm_t, which keeps channels in the vector lanes); the same panels (k = c*KH*KW
+ *     + tap) for other 2-D convolutions of one group, >= 16 input channels and <= 256 output
+ *     pixels that Winograd does not take (onnxc_conv_t, convt_ok);
  *   - Conv 3x3, stride 1, padding 1, >= 16 channels in and out per group: Winograd filters
  *     U = G g G^T in the same packed layout, F(4x4,3x3) (36 matrices of Mg x Cg per group,
  *     W_WINO43) on planes of >= 16 4x4 tiles where it needs at most 3/4 of F(2x2,3x3)'s
