@@ -1324,13 +1324,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
                                       const float *B, float *C, long ldc, int mr, int acc,                 \
                                       const onnxc_epi *e, int m0, int n0) {                                \
     const int nr_ = NR, rv_ = RV;                                                                          \
-    const __mmask16 km = ONNXC_MASK16(nr_);                                                                \
-    const int pb_ = e && !acc && e->bias && !e->bias_cols;                                                 \
-    const __m512 bz0_ = pb_ ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr), e->bias + m0) : _mm512_setzero_ps(); \
-    const __m512 bz1_ = pb_ && rv_ > 1 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 16), e->bias + m0 + 16)   \
-                                       : _mm512_setzero_ps();                                              \
-    const __m512 bz2_ = pb_ && rv_ > 2 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 32), e->bias + m0 + 32)   \
-                                       : _mm512_setzero_ps();                                              \
+    ONNXC_UKT_START                                                                                        \
     __m512 r[8];                                                                                           \
     int c, t, i;                                                                                           \
     ONNXC_J8(ONNXC_TD)                                                                                     \
@@ -1342,13 +1336,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
         ONNXC_J8(ONNXC_TFC)                                                                                \
         Q += 48;                                                                                           \
       }                                                                                                    \
-    {                                                                                                      \
-      ONNXC_EV                                                                                             \
-      if (pb_) ev_.bias = (const float *)0;                                                                \
-      const int pre_ = !acc && !ev_.res && !ev_.bias && ev_.act != ONNXC_ACT_NONE;                         \
-      const int post_ = !pre_ && (ev_.res || ev_.bias || ev_.act != ONNXC_ACT_NONE);                       \
-      ONNXC_TS(0) ONNXC_TS(1) ONNXC_TS(2)                                                                  \
-    }                                                                                                      \
+    ONNXC_UKT_END                                                                                          \
   }
 ONNXC_UKTC_DEF(onnxc_uktc1, 1, 3)
 ONNXC_UKTC_DEF(onnxc_uktc2, 2, 3)

@@ -999,18 +999,31 @@ ONNXC_MAYBE_UNUSED static void onnxc_act_vecs(__m512 *r, int n, const onnxc_epi 
       _mm512_mask_storeu_ps(cp_, km, t_);                                                      \
     }                                                                                          \
   }
+/* A tile's start and end shared by onnxc_ukt and onnxc_uktc (conv.h): the column mask, a per-row
+   bias loaded into the sums' start (first k block only), and after the k steps the epilogue of
+   ONNXC_TS on the three row vectors */
+#define ONNXC_UKT_START                                                                                   \
+  const __mmask16 km = ONNXC_MASK16(nr_);                                                                 \
+  const int pb_ = e && !acc && e->bias && !e->bias_cols;                                                  \
+  const __m512 bz0_ = pb_ ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr), e->bias + m0) : _mm512_setzero_ps();  \
+  const __m512 bz1_ = pb_ && rv_ > 1 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 16), e->bias + m0 + 16)    \
+                                     : _mm512_setzero_ps();                                               \
+  const __m512 bz2_ = pb_ && rv_ > 2 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 32), e->bias + m0 + 32)    \
+                                     : _mm512_setzero_ps();
+#define ONNXC_UKT_END                                                                                     \
+  {                                                                                                       \
+    ONNXC_EV                                                                                              \
+    if (pb_) ev_.bias = (const float *)0;                                                                 \
+    const int pre_ = !acc && !ev_.res && !ev_.bias && ev_.act != ONNXC_ACT_NONE;                          \
+    const int post_ = !pre_ && (ev_.res || ev_.bias || ev_.act != ONNXC_ACT_NONE);                        \
+    ONNXC_TS(0) ONNXC_TS(1) ONNXC_TS(2)                                                                   \
+  }
 #define ONNXC_UKT_DEF(NAME, NR, RV)                                                                        \
   ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, \
                                       int mr, int acc, const onnxc_epi *e, int m0, int n0, const char *pf, \
                                       long pfs) {                                                          \
     const int nr_ = NR, rv_ = RV;                                                                          \
-    const __mmask16 km = ONNXC_MASK16(nr_);                                                                \
-    const int pb_ = e && !acc && e->bias && !e->bias_cols;                                                 \
-    const __m512 bz0_ = pb_ ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr), e->bias + m0) : _mm512_setzero_ps(); \
-    const __m512 bz1_ = pb_ && rv_ > 1 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 16), e->bias + m0 + 16)   \
-                                       : _mm512_setzero_ps();                                              \
-    const __m512 bz2_ = pb_ && rv_ > 2 ? _mm512_maskz_loadu_ps(ONNXC_MASK16(mr - 32), e->bias + m0 + 32)   \
-                                       : _mm512_setzero_ps();                                              \
+    ONNXC_UKT_START                                                                                        \
     __m512 r[8];                                                                                           \
     int k, i;                                                                                              \
     ONNXC_J8(ONNXC_TD)                                                                                     \
@@ -1023,13 +1036,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_act_vecs(__m512 *r, int n, const onnxc_epi 
       Q += 48;                                                                                             \
       B += ldb;                                                                                            \
     }                                                                                                      \
-    {                                                                                                      \
-      ONNXC_EV                                                                                             \
-      if (pb_) ev_.bias = (const float *)0;                                                                \
-      const int pre_ = !acc && !ev_.res && !ev_.bias && ev_.act != ONNXC_ACT_NONE;                          \
-      const int post_ = !pre_ && (ev_.res || ev_.bias || ev_.act != ONNXC_ACT_NONE);                       \
-      ONNXC_TS(0) ONNXC_TS(1) ONNXC_TS(2)                                                                  \
-    }                                                                                                      \
+    ONNXC_UKT_END                                                                                          \
   }
 ONNXC_UKT_DEF(onnxc_ukt1, 1, 3)
 ONNXC_UKT_DEF(onnxc_ukt2, 2, 3)
