@@ -705,6 +705,9 @@ struct Emit {
   bool par_indep;       /* set by an emitter whose several parallel loops are independent */
   int64_t par_n;        /* elements of the largest grid-stride loop (threads the launch wants) */
   const char *const_qual;
+  /* constants of >= 64 bytes get ONNXC_WALIGN (the C targets, whose output has common.h; not
+     the CUDA files' host or device sections) */
+  bool walign;
   /* weights of a later node that this node's GEMM kernels prefetch (onnxc_epi.pf), or NULL */
   const char *pf_sym;
   int64_t pf_bytes;
