@@ -21,9 +21,11 @@
  *     the micro-kernel streams contiguously;
  *   - 1x1 Conv (one group) of a small plane (<= 64 pixels) whose channel count fills vectors
  *     better than its pixel count: W^T in panels of 48 channels over all k (W_TPANELS, for
- *     onnxc_sgemm_t, which keeps channels in the vector lanes); the same panels (k = c*KH*KW
- *     + tap) for other 2-D convolutions of one group, >= 16 input channels and <= 256 output
- *     pixels that Winograd does not take (onnxc_conv_t, convt_ok);
+ *     onnxc_sgemm_t, which keeps channels in the vector lanes); for other 2-D convolutions of
+ *     one group, >= 16 input channels and <= 256 output pixels that Winograd does not take
+ *     (onnxc_conv_t, convt_ok), W^T (k = c*KH*KW + tap) in panels of 1-3 vectors of 16
+ *     channels, the vectors split evenly (64 channels: 32 + 32), each panel 16 x its vectors
+ *     wide and only the last one's rows past M zero;
  *   - Conv 3x3, stride 1, padding 1, >= 16 channels in and out per group: Winograd filters
  *     U = G g G^T in the same packed layout, F(4x4,3x3) (36 matrices of Mg x Cg per group,
  *     W_WINO43) on planes of >= 16 4x4 tiles where it needs at most 3/4 of F(2x2,3x3)'s
@@ -460,7 +462,24 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
        16-column vectors of the pixel-lane kernel would leave more lanes empty; small planes of
        other 2-D convolutions the same way (onnxc_conv_t) */
     int64_t Np = value_numel(p->outputs[0]) / (p->outputs[0]->dims[0] * M), Mq = (M + 47) / 48 * 48;
-    if (convt || (Np <= 64 && (double)M / (double)Mq > (double)Np / (double)((Np + 15) / 16 * 16))) {
+    if (convt) {
+      /* onnxc_conv_t's panels: V vectors of 16 channels in np = ceil(V / 3) panels, panel i
+         holding vectors [V i / np, V (i + 1) / np): 2 vectors x 8 pixels (16 sums) run as fast
+         as 3 x 8, where 48 + 16 left a one-vector panel at 8 sums (ResNet-8's 64 channels) */
+      int64_t V = (M + 15) / 16, np = (V + 2) / 3, total = 16 * V * K;
+      Value *pw = new_const(ctx, g, "packed_wt", 1, &total);
+      float *d = pw->data;
+      for (int64_t i = 0; i < np; i++) {
+        int64_t m0 = 16 * (V * i / np), pn = 16 * (V * (i + 1) / np) - m0;
+        for (int64_t m = m0; m < m0 + pn; m++)
+          for (int64_t k = 0; k < K; k++) d[m0 * K + pn * k + m - m0] = m < M ? s[m * K + k] : 0.0f;
+      }
+      p->orig_w = w;
+      p->w_layout = W_TPANELS;
+      p->inputs[1] = pw;
+      return;
+    }
+    if (Np <= 64 && (double)M / (double)Mq > (double)Np / (double)((Np + 15) / 16 * 16)) {
       int64_t total = Mq * K;
       Value *pw = new_const(ctx, g, "packed_wt", 1, &total);
       float *d = pw->data;

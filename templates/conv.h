@@ -1302,11 +1302,12 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
 /* onnxc_conv_t: direct 2-D convolution (one group) with the output channels in the vector lanes,
    for small planes, where pixel-lane kernels fill few vectors and mask most input loads (on
    Intel cores a masked load is one more uop on the FMA ports).  The input is copied into
-   scratch zero-padded, xp [C][Hp][Wp], so that no load is ever masked: per panel of 48 output
-   channels (the weights W^T in onnxc_sgemm_t's panels, k = c KH KW + tap) and per tile of <= 8
-   output pixels of one output row, each k step is 3 weight vectors times 8 broadcast input
-   values xp[c][(oh SH + kh DH) Wp + (ow0 + j) SW + kw DW]: 24 sums in registers, then the 16 x 8
-   transposes and the epilogue of onnxc_sgemm_t (ONNXC_TS).  xp: xpn floats of scratch (all C
+   scratch zero-padded, xp [C][Hp][Wp], so that no load is ever masked: per panel of rv = 1-3
+   vectors of 16 output channels (the weights W^T, k = c KH KW + tap, 16 rv floats per k; the
+   V = ceil(M / 16) vectors split evenly into ceil(V / 3) panels, as the compiler packed them)
+   and per tile of <= 8 output pixels of one output row, each k step is rv weight vectors times
+   8 broadcast input values xp[c][(oh SH + kh DH) Wp + (ow0 + j) SW + kw DW]: up to 24 sums in
+   registers, then the 16 x 8 transposes and the epilogue of onnxc_sgemm_t (ONNXC_TS).  xp: xpn floats of scratch (all C
    planes of (OH - 1) SH + (KH - 1) DH + 1 rows of Wp, plus ONNXC_CONVT_PAD: one band), or NULL:
    bands of output rows through a stack buffer. */
 #define ONNXC_CONVT_PAD 16     /* floats of xp beyond the padded rows (none are read; slack) */
@@ -1334,7 +1335,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
         const __m512 q0 = _mm512_loadu_ps(Q);                                                              \
         const __m512 q1 = rv_ > 1 ? _mm512_loadu_ps(Q + 16) : q0, q2 = rv_ > 2 ? _mm512_loadu_ps(Q + 32) : q0; \
         ONNXC_J8(ONNXC_TFC)                                                                                \
-        Q += 48;                                                                                           \
+        Q += 16 * rv_;                                                                                     \
       }                                                                                                    \
     ONNXC_UKT_END                                                                                          \
   }
@@ -1369,10 +1370,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
                                             const onnxc_epi *e, float *xp, long xpn) {
   const int Wp = (OW - 1) * SW + (KW - 1) * DW + 1, KP = KH * KW, span = (KH - 1) * DH + 1;
   const long K = (long)C * KP, OHW = (long)OH * OW;
-  const int nt = (OW + 7) / 8; /* balanced tiles of <= 8 pixels per output row */
+  const int nt = (OW + 7) / 8, V = (M + 15) / 16, np = (V + 2) / 3; /* tiles of <= 8 pixels per row */
   float sb[ONNXC_CONVT_STACK];
   int off[ONNXC_KPMAX];
-  int R, nb, bi, c, h, w, t, p, oh, ti;
+  int R, nb, bi, c, h, w, t, pi, oh, ti;
   if (!xp) { /* no scratch (a memory-lean plan): bands of output rows on the stack */
     xp = sb;
     xpn = ONNXC_CONVT_STACK;
@@ -1398,8 +1399,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
         }
       }
     for (t = 0; t < KP; t++) off[t] = t / KW * DH * Wp + t % KW * DW;
-    for (p = 0; p < M; p += 48) {
-      const int mr = M - p < 48 ? M - p : 48;
+    for (pi = 0; pi < np; pi++) {
+      const int p = 16 * (V * pi / np), rv = V * (pi + 1) / np - V * pi / np, pn = 16 * rv;
+      const int mr = M - p < pn ? M - p : pn;
 #if defined(ONNXC_AVX512)
       /* all channels in one pass (blocks of channels whose weights stay in L1, the partial sums
          added up in C, measured slower: ResNet-8 1.017x the time) */
@@ -1407,7 +1409,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
       int c0;
       for (c0 = 0; c0 < C; c0 += CB) {
         const int cn = C - c0 < CB ? C - c0 : CB, last = c0 + cn >= C;
-        const float *q = Q + (long)p * K + 48L * KP * c0;
+        const float *q = Q + (long)p * K + (long)pn * KP * c0;
         for (oh = oh0; oh < oh1; oh++)
           for (ti = 0; ti < nt; ti++) {
             const int j0 = OW * ti / nt, nr = OW * (ti + 1) / nt - j0, n0 = oh * OW + j0;
@@ -1420,7 +1422,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
                 {onnxc_uktc1_r2, onnxc_uktc2_r2, onnxc_uktc3_r2, onnxc_uktc4_r2, onnxc_uktc5_r2, onnxc_uktc6_r2,
                  onnxc_uktc7_r2, onnxc_uktc8_r2},
                 {onnxc_uktc1, onnxc_uktc2, onnxc_uktc3, onnxc_uktc4, onnxc_uktc5, onnxc_uktc6, onnxc_uktc7, onnxc_uktc8}};
-            tab[mr <= 16 ? 0 : mr <= 32 ? 1 : 2][nr - 1](cn, KP, off, HWb, SW, q, b, y + (long)p * OHW + n0, OHW, mr,
+            tab[rv - 1][nr - 1](cn, KP, off, HWb, SW, q, b, y + (long)p * OHW + n0, OHW, mr,
                                                          c0 > 0, last ? e : (const onnxc_epi *)0, p, n0);
           }
       }
@@ -1437,11 +1439,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
           for (j = 0; j < nr; j += 2) {
             const int two = j + 1 < nr;
             const float *qq = q, *bc = b + (long)j * SW;
-            for (l = 0; l < 48; l++) s0[l] = s1[l] = 0.0f;
+            for (l = 0; l < pn; l++) s0[l] = s1[l] = 0.0f;
             for (c = 0; c < C; c++, bc += HWb)
-              for (t = 0; t < KP; t++, qq += 48) {
+              for (t = 0; t < KP; t++, qq += pn) {
                 const float x0 = bc[off[t]], x1 = two ? bc[off[t] + SW] : 0.0f;
-                for (l = 0; l < 48; l++) {
+                for (l = 0; l < pn; l++) {
                   s0[l] += qq[l] * x0;
                   s1[l] += qq[l] * x1;
                 }

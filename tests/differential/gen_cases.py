@@ -338,7 +338,8 @@ def g_convt(c):
     """2-D convolutions of >= 16 channels on small output planes (<= 256 pixels): onnxc_conv_t
     (output channels in the lanes, a zero-padded input copy in scratch or, with little headroom,
     bands of output rows on the stack), any kernel size, strides, dilations, asymmetric pads,
-    output channels that leave a partial 48-row panel, a bias, a residual and an activation."""
+    output channels that split into panels of 1-3 vectors (the last one partial), a bias, a residual
+    and an activation."""
     c.opset = 14
     dt = F32
     n = c.choice([1, 1, 2])
