@@ -1391,12 +1391,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
       for (h = 0; h < Hb; h++) {
         float *d = xp + (long)c * HWb + (long)h * Wp;
         const int ih = h0 + h - PH;
-        if (ih < 0 || ih >= IH) {
-          for (w = 0; w < Wp; w++) d[w] = 0.0f;
-        } else {
-          const float *src = x + ((long)c * IH + ih) * IW;
-          for (w = 0; w < Wp; w++) d[w] = w - PW >= 0 && w - PW < IW ? src[w - PW] : 0.0f;
-        }
+        const int n = ih < 0 || ih >= IH ? 0 : (PW + IW < Wp ? PW + IW : Wp) - PW; /* input columns read */
+        const float *src = x + ((long)c * IH + (n > 0 ? ih : 0)) * IW;
+#if defined(ONNXC_AVX512)
+        /* zeros, then the row over them: masked vector stores (the scalar loops and the memset
+           GCC made of the zero loop took 10% of ResNet-8's 64 x 8 x 8 layer) */
+        for (w = 0; w < Wp; w += 16) _mm512_mask_storeu_ps(d + w, ONNXC_MASK16(Wp - w), _mm512_setzero_ps());
+        for (w = 0; w < n; w += 16)
+          _mm512_mask_storeu_ps(d + PW + w, ONNXC_MASK16(n - w), _mm512_maskz_loadu_ps(ONNXC_MASK16(n - w), src + w));
+#else
+        for (w = 0; w < Wp; w++) d[w] = w >= PW && w - PW < n ? src[w - PW] : 0.0f;
+#endif
       }
     for (t = 0; t < KP; t++) off[t] = t / KW * DH * Wp + t % KW * DW;
     for (pi = 0; pi < np; pi++) {
