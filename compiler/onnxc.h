@@ -23,6 +23,12 @@
 #define ONNXC_MAX_RANK 8
 #define ONNXC_MAX_OPSET 28        /* newest default-domain opset onnxc knows */
 #define ONNXC_MAX_TENSOR_BYTES ((int64_t)1 << 40)
+/* onnxc_conv_t's constants in templates/conv.h (keep them equal): floats of slack after the
+   padded input copy (ONNXC_CONVT_PAD), floats of its stack band buffer where the plan leaves
+   no scratch (ONNXC_CONVT_STACK), and the most taps of its offset table (ONNXC_KPMAX) */
+#define CONVT_PAD 16
+#define CONVT_STACK 4096
+#define CONVT_KPMAX 49
 
 /* ONNX TensorProto.DataType */
 enum {

@@ -326,7 +326,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     int64_t Wp = (g->out[1] - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
     ci->convt = true;
     ci->Mp = (ci->Mg + 15) / 16 * 16; /* one group: the panels' rows (wg = X1) */
-    ci->ctF = ci->Cg * Hp * Wp + 16; /* ONNXC_CONVT_PAD */
+    ci->ctF = ci->Cg * Hp * Wp + CONVT_PAD;
     if (n->scratch_cap >= 0 && ci->ctF * 4 > n->scratch_cap) ci->ctF = 0;
     ci->direct = ci->wide = false;
     return;

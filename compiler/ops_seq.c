@@ -513,14 +513,17 @@ static void emit_gemv(Emit *e, const StepCtx *sc, const GemvSpec *gs, const Gemv
   }
 }
 
-/* dst[off .. off + J) = v R^T over those columns (+ X3[bias ..] when bias >= 0), R in the
-   strips of onnxc_sgemv_p (off starts a strip: a multiple of 128). */
+/* dst[off .. off + J) = v R^T over those columns (+ X3[bias ..] when bias >= 0, + res[0 .. J)
+   when res is not NULL), R in the strips of onnxc_sgemv_p (off starts a strip: a multiple of
+   128). */
 static void emit_strip_gemv(Emit *e, const char *v, const char *rm, const char *dst, int64_t K, int64_t off, int64_t J,
-                            long long bias) {
+                            long long bias, const char *res) {
   ep(e, "{");
-  if (bias >= 0) ep(e, "const onnxc_epi re = {X3 + %lld, 1, (const float *)0, 0, 0, 0.0f, 0.0f, 0, 0, 0};", bias);
+  if (bias >= 0 || res)
+    ep(e, "const onnxc_epi re = {%s, %d, %s, 0, 0, 0.0f, 0.0f, 0, 0, 0};", bias >= 0 ? fmt(e, "X3 + %lld", bias) : "(const float *)0",
+       bias >= 0, res ? res : "(const float *)0");
   ep(e, "onnxc_sgemv_p(%lld, %lld, %s, 1, %s + %lld, %s + %lld, %s);", (long long)J, (long long)K, v, rm,
-     (long long)(off * K), dst, (long long)off, bias >= 0 ? "&re" : "(const onnxc_epi *)0");
+     (long long)(off * K), dst, (long long)off, bias >= 0 || res ? "&re" : "(const onnxc_epi *)0");
   ep(e, "}");
 }
 
@@ -624,10 +627,7 @@ static void rnn_emit(Emit *e, Node *n) {
     const char *parow = fmt(e, "ax + b * %lld", (long long)GH);
     if (ri->kind != K_GRU && ri->strip) {
       /* ax = this step's gx row + h R^T */
-      ep(e, "{");
-      ep(e, "const onnxc_epi re = {(const float *)0, 0, gx + (s - s0) * %lld, 0, 0, 0.0f, 0.0f, 0, 0, 0};", (long long)GH);
-      ep(e, "onnxc_sgemv_p(%lld, %lld, hs, 1, %s, ax, &re);", (long long)GH, (long long)H, rm);
-      ep(e, "}");
+      emit_strip_gemv(e, "hs", rm, "ax", H, 0, GH, -1, fmt(e, "gx + (s - s0) * %lld", (long long)GH));
     } else if (ri->kind != K_GRU) {
       GemvSpec ga = {"ax", -1, -1, "gx", false};
       emit_gemv(e, &sc, &ga, &th, 1, GH, 0, GH);
@@ -636,7 +636,7 @@ static void rnn_emit(Emit *e, Node *n) {
          tell apart from the state it writes, and vectorize */
       ep(e, "for (%s q = 0; q < %lld; q++) ax[q] = gx[(s - s0) * %lld + q];", it, (long long)(B * GH), (long long)(B * GH));
       if (ri->strip) {
-        emit_strip_gemv(e, "hs", rm, "ah", H, 0, ri->lbr ? GH : 2 * H, hasB ? boff + GH : -1);
+        emit_strip_gemv(e, "hs", rm, "ah", H, 0, ri->lbr ? GH : 2 * H, hasB ? boff + GH : -1, NULL);
       } else {
         GemvSpec gh = {"ah", hasB ? boff + GH : -1, -1, NULL, false};
         emit_gemv(e, &sc, &gh, &th, 1, GH, 0, ri->lbr ? GH : 2 * H);
@@ -654,7 +654,7 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "}");
       ep(e, "}");
       if (ri->strip) {
-        emit_strip_gemv(e, "rh", rm, "ah", H, 2 * H, H, hasB ? boff + GH + 2 * H : -1);
+        emit_strip_gemv(e, "rh", rm, "ah", H, 2 * H, H, hasB ? boff + GH + 2 * H : -1, NULL);
       } else {
         GemvTerm tr = {"rh", H, rm, ri->pre_r ? dt : ct, ri->pre_r ? ri->panel : 0};
         GemvSpec g2 = {fmt(e, "(ah + %lld)", (long long)(2 * H)), hasB ? boff + GH + 2 * H : -1, -1, NULL, false};

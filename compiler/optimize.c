@@ -398,7 +398,8 @@ static bool wino_ok(const Node *p, const Value *x, const Value *w, int64_t Cg, i
 static bool convt_ok(const ConvShape *cs, int64_t KP) {
   int64_t OHW = cs->out[0] * cs->out[1];
   int64_t Wp = (cs->out[1] - 1) * cs->s[1] + (cs->k[1] - 1) * cs->d[1] + 1, span = (cs->k[0] - 1) * cs->d[0] + 1;
-  return KP > 1 && KP <= 49 && OHW <= 256 && cs->M >= 16 && cs->Cg >= 16 && cs->Cg * span * Wp + 16 <= 4096;
+  return KP > 1 && KP <= CONVT_KPMAX && OHW <= 256 && cs->M >= 16 && cs->Cg >= 16 &&
+         cs->Cg * span * Wp + CONVT_PAD <= CONVT_STACK;
 }
 
 static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {

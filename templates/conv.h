@@ -1310,6 +1310,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
    registers, then the 16 x 8 transposes and the epilogue of onnxc_sgemm_t (ONNXC_TS).  xp: xpn floats of scratch (all C
    planes of (OH - 1) SH + (KH - 1) DH + 1 rows of Wp, plus ONNXC_CONVT_PAD: one band), or NULL:
    bands of output rows through a stack buffer. */
+/* ONNXC_CONVT_PAD, ONNXC_CONVT_STACK and ONNXC_KPMAX: the compiler's CONVT_* (compiler/onnxc.h) */
 #define ONNXC_CONVT_PAD 16     /* floats of xp beyond the padded rows (none are read; slack) */
 #define ONNXC_CONVT_STACK 4096 /* floats of the band buffer on the stack when there is no scratch */
 #if defined(ONNXC_AVX512)
