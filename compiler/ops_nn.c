@@ -247,6 +247,7 @@ typedef struct ConvInfo {
   int64_t ctF;
   int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
   int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
+  int64_t WT;                /* wino: tasks (--threads; tile rows split, a scratch each) */
   int64_t Mp, KB, TB; /* TB: tiles per Winograd block (whole tile rows) */
   /* direct under a scratch cap: im2col tiles of sKB rows x sTR output rows on the stack
      instead, where the target has a SIMD GEMM path (a hosted 64-bit CPU); 0: none */
@@ -255,6 +256,7 @@ typedef struct ConvInfo {
      bands of scR output rows in the im2col scratch; other targets the im2col blocks */
   bool sc;
   int64_t scR;
+  int64_t scT, scBF; /* sc with --threads: scT tasks of output rows, a band buffer of scBF floats each */
   /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
   int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
 } ConvInfo;
@@ -295,6 +297,10 @@ static void conv_common(Ctx *ctx, const Node *n, ConvInfo *ci, Value **px, Value
 static int64_t wino_ld(int64_t n) { return n % 512 == 0 ? n + 16 : n; }
 static int64_t wino_scratch(int64_t A, int64_t TB, int64_t C, int64_t M) {
   return A * A * (wino_ld(C * TB) + wino_ld(M * TB)) * 4;
+}
+/* onnxc_wino_par (templates/par.h): WT parts of tile rows, each a scratch of 64-byte multiples */
+static int64_t wino_scratch_par(int64_t A, int64_t TB, int64_t C, int64_t M, int64_t WT) {
+  return WT > 1 ? WT * ((wino_scratch(A, TB, C, M) + 63) / 64 * 64) : wino_scratch(A, TB, C, M);
 }
 
 static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
@@ -346,6 +352,20 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
       if (cap < 0 || wino_scratch(A, TX, ci->Cg, MB) <= cap) rows = 1;
     }
     if (rows > 0) rows = (TY + (TY + rows - 1) / rows - 1) / ((TY + rows - 1) / rows); /* equal blocks */
+    ci->WT = 1;
+    if (ctx->threads > 1 && rows > 0 && TY > 1) {
+      /* --threads: each task its share of the tile rows (or, F(4x4,3x3) on few tile rows, of
+         the output channels: templates/par.h onnxc_wino_par) in blocks in its own scratch,
+         where the plan has room for them all (else one task) */
+      int64_t T = ctx->threads, bych = A == 6 && TY < 4 * T && ci->Mg >= 16 * T;
+      int64_t WT = bych || T < TY ? T : TY, pr = bych ? rows : (TY + WT - 1) / WT;
+      if (pr > rows) pr = rows;
+      while (pr > 0 && cap >= 0 && wino_scratch_par(A, pr * TX, ci->Cg, MB, WT) > cap) pr--;
+      if (pr > 0) {
+        rows = pr;
+        ci->WT = WT;
+      }
+    }
     ci->MB = MB;
     ci->wa = (int)A;
     ci->wino = true;
@@ -403,6 +423,20 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
       if (fit >= 2 || (fit >= 1 && g->out[0] == 1)) {
         ci->sc = true;
         ci->scR = fit;
+        ci->scT = 1;
+        ci->scBF = 0;
+      }
+      if (ci->sc && !ci->direct && ctx->threads > 1 && g->out[0] >= 2 * ctx->threads) {
+        /* --threads: the output rows in shares, each task a band buffer in its part of the scratch */
+        int64_t T = ctx->threads, bf = ci->KB * ci->TR * OW / T / 16 * 16, pa = bf / row;
+        int64_t pf = pa < g->k[0] ? 0 : (pa - g->k[0]) / S + 1, share = (g->out[0] + T - 1) / T;
+        if (pf > 16) pf = 16;
+        if (pf > share) pf = share;
+        if (pf >= 2) {
+          ci->scT = T;
+          ci->scR = pf;
+          ci->scBF = bf;
+        }
       }
     }
     if (ci->direct) { /* the same tiling within STACK_TILE floats (the direct loops stay for other targets) */
@@ -480,7 +514,7 @@ static int64_t conv_scratch(Ctx *ctx, Node *n) {
   if (ci.pointwise) return ci.fast ? scaled_w_bytes(n, &ci) : 0;
   if (ci.dw || ci.same) return 0;
   if (ci.convt) return ci.ctF * 4;
-  if (ci.wino) return wino_scratch(ci.wa, ci.TB, ci.Cg, ci.MB);
+  if (ci.wino) return wino_scratch_par(ci.wa, ci.TB, ci.Cg, ci.MB, ci.WT);
   if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
   if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
   if (ci.direct) return 0;
@@ -708,7 +742,11 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     int acc = n->fuse_add && out->alias_of == n->inputs[n->fuse_add] && out->alias_kind == ALIAS_INPLACE;
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, acc ? NULL : res, ci->OHW));
-    if (ci->TB > 0)
+    if (ci->TB > 0 && ci->WT > 1) {
+      emit_use_template(e, "par");
+      ep(e, "onnxc_wino_par(%lld, %d, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld, %d);", LL(ci->WT), ci->wa,
+         LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc);
+    } else if (ci->TB > 0)
       ep(e, "onnxc_wino%s(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld%s, %d);", ci->wa == 6 ? "43" : "23",
          LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), ci->wa == 6 ? fmt(e, ", %lld", LL(ci->MB)) : "", acc);
     else
@@ -732,6 +770,12 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
       ep(e, "{");
       ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
       if (ci->direct) ep(e, "float scb_[%d];", STACK_TILE);
+      if (ci->scT > 1) {
+        emit_use_template(e, "par");
+        ep(e, "onnxc_conv_sc_par(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld);",
+           LL(ci->scT), LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]),
+           LL(OH), LL(OW), LL(ci->scR), LL(ci->scBF));
+      } else
       ep(e, "onnxc_conv_sc(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
          LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]), LL(OH), LL(OW),
          ci->direct ? "scb_" : "(float *)W", LL(ci->scR));

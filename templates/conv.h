@@ -23,7 +23,7 @@
    tensor in channel lanes, never transposed (below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
-#define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par */
+#define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par, onnxc_wino23_par, onnxc_wino43_par */
 
 /* Lanes i < n of output pixels j0 + i (rows of W) whose input pixel at offset (dh, dw) lies in
    the H x W input. */
@@ -1470,9 +1470,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
 }
 
 #if defined(ONNXC_AVX512)
-ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
-                                             int OH, int OW, const float *x, const float *wp, float *y,
-                                             const onnxc_epi *e, float *buf, int R) {
+/* output rows [ohb, ohe) (onnxc_conv_sc: all; onnxc_conv_sc_par: a share each, a band buffer each) */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
+                                               int OH, int OW, const float *x, const float *wp, float *y,
+                                               const onnxc_epi *e, float *buf, int R, int ohb, int ohe) {
   const int K = C * KH * KW, Mp = (M + 7) / 8 * 8, Wp = onnxc_conv_sc_wp(OW, KW, S, PW), L = (PW + S - 1) / S;
   const long OHW = (long)OH * OW, rs = (long)C * S * Wp; /* floats per buffered input row */
   int xo[ONNXC_SCMAX], wo[ONNXC_SCMAX], wk[ONNXC_SCMAX];
@@ -1485,8 +1486,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int K
     wo[t] = b * Mp + 8 * (t - b);
     wk[t] = 8 * kc;
   }
-  for (oh0 = 0; oh0 < OH; oh0 += R) {
-    const int rn = OH - oh0 < R ? OH - oh0 : R, nin = (rn - 1) * S + KH, ih0 = oh0 * S - PH;
+  (void)OH;
+  for (oh0 = ohb; oh0 < ohe; oh0 += R) {
+    const int rn = ohe - oh0 < R ? ohe - oh0 : R, nin = (rn - 1) * S + KH, ih0 = oh0 * S - PH;
     int i, c, p, j;
     /* the band's input rows, by phase, zero outside the input: phase p at j holds input column
        S (j - L) + p, so columns 0.. land at j = L.. */
@@ -1558,6 +1560,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int K
       }
     }
   }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
+                                             int OH, int OW, const float *x, const float *wp, float *y,
+                                             const onnxc_epi *e, float *buf, int R) {
+  onnxc_conv_sc_r(M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, x, wp, y, e, buf, R, 0, OH);
 }
 #endif
 
@@ -1634,15 +1642,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, in
 #define ONNXC_WINO_LD(n) ((n) % 512 == 0 ? (n) + 16 : (n))
 #define ONNXC_WBT(d0, d1, d2, d3, t0, t1, t2, t3) t0 = (d0) - (d2); t1 = (d1) + (d2); t2 = (d2) - (d1); t3 = (d1) - (d3);
 
-ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const float *x, const float *U, float *y,
-                                            const onnxc_epi *e, float *scratch, int TB, int acc) {
-  const int TX = (W + 1) / 2, TY = (H + 1) / 2, T = TX * TY, Mp = (M + 7) / 8 * 8;
+/* tile rows [r0, r1) of the plane (onnxc_wino23 takes them all; onnxc_wino23_par a share each) */
+ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                              const onnxc_epi *e, float *scratch, int TB, int acc, int r0, int r1) {
+  const int TX = (W + 1) / 2, T = TX * r1, Mp = (M + 7) / 8 * 8;
   /* V[xi] and O[xi] one cache line more than their size apart where that is a multiple of
      2 KiB (they would crowd two L1 sets); ONNXC_WINO_LD */
   const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)M * TB);
   float *V = scratch, *O = scratch + 16 * vs;
   int t0, xi;
-  for (t0 = 0; t0 < T; t0 += TB) {
+  for (t0 = r0 * TX; t0 < T; t0 += TB) {
     const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
     int c, m, ty;
     /* input transform */
@@ -1793,6 +1802,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
   }
 }
 
+ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                            const onnxc_epi *e, float *scratch, int TB, int acc) {
+  onnxc_wino23_r(M, C, H, W, x, U, y, e, scratch, TB, acc, 0, (H + 1) / 2);
+}
+
 /* ---- Winograd F(4x4, 3x3) ---------------------------------------------------------------------
    As onnxc_wino23 with 4x4 output tiles of 6x6 input patches (interpolation points 0, +-1, +-2
    and infinity): U = G g G^T is 36 values per filter and channel (U[xi], xi = 0..35, each an
@@ -1834,14 +1848,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
 #define ONNXC_SPANMASK(lo, hi, v) \
   ((hi) - 16 * (v) <= 0 || (lo) - 16 * (v) >= 16 ? (__mmask16)0 : (__mmask16)(ONNXC_MASK16((hi) - 16 * (v)) & ~ONNXC_MASK16((lo) - 16 * (v))))
 
-ONNXC_MAYBE_UNUSED static void onnxc_wino43(int M, int C, int H, int W, const float *x, const float *U, float *y,
-                                            const onnxc_epi *e, float *scratch, int TB, int MB, int acc) {
-  const int TX = (W + 3) / 4, TY = (H + 3) / 4, T = TX * TY, Mp = (M + 7) / 8 * 8;
+/* tile rows [r0, r1) and output channels [m_lo, m_hi) (m_lo a multiple of 8) of the plane
+   (onnxc_wino43 takes them all; onnxc_wino43_par a share of one or the other each) */
+ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                              const onnxc_epi *e, float *scratch, int TB, int MB, int acc, int r0, int r1,
+                                              int m_lo, int m_hi) {
+  const int TX = (W + 3) / 4, T = TX * r1, Mp = (M + 7) / 8 * 8;
   /* the blocks, scratch and padding of onnxc_wino23; O holds MB channels */
   const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)MB * TB);
   float *V = scratch, *O = scratch + 36 * vs;
   int t0, xi;
-  for (t0 = 0; t0 < T; t0 += TB) {
+  for (t0 = r0 * TX; t0 < T; t0 += TB) {
     const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
     int c, m, m0, ty;
     /* input transform */
@@ -1917,8 +1934,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43(int M, int C, int H, int W, const fl
     }
     /* MB output channels at a time (a multiple of 8, or M): the products of their rows of
        U[xi], then their output transform */
-    for (m0 = 0; m0 < M; m0 += MB) {
-      const int mb = M - m0 < MB ? M - m0 : MB;
+    for (m0 = m_lo; m0 < m_hi; m0 += MB) {
+      const int mb = m_hi - m0 < MB ? m_hi - m0 : MB;
       for (xi = 0; xi < 36; xi++) {
         int k0;
         for (k0 = 0; k0 < C; k0 += ONNXC_KC) {
@@ -2015,6 +2032,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43(int M, int C, int H, int W, const fl
       }
     }
   }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino43(int M, int C, int H, int W, const float *x, const float *U, float *y,
+                                            const onnxc_epi *e, float *scratch, int TB, int MB, int acc) {
+  onnxc_wino43_r(M, C, H, W, x, U, y, e, scratch, TB, MB, acc, 0, (H + 3) / 4, 0, M);
 }
 
 /* Without scratch for the transforms: direct 3x3 convolution, each filter recovered from U

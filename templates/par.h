@@ -1,7 +1,8 @@
 /* ---- par.h: kernels of gemm.h and conv.h cut into tasks (onnxc --threads N) ----------------
    Each wrapper splits its work into T parts along a dimension the kernel computes
    independently -- columns of a product (whole vectors of 16), strips of a GEMV (128 columns),
-   channels of a depthwise convolution (groups of 16) -- and runs the parts through
+   channels of a depthwise convolution (groups of 16), tile rows of a Winograd convolution -- and
+   runs the parts through
    onnxc_parallel_for (library onnxc_rt_threads).  Work under ONNXC_PAR_MIN multiply-adds runs
    on the calling thread: waking the pool costs more than it takes. */
 #ifndef ONNXC_PAR_MIN /* (a test sets 0: every product split) */
@@ -26,8 +27,25 @@ ONNXC_MAYBE_UNUSED static void onnxc_par_range(long n, int T, int i, long q, lon
   if (*b > n) *b = n;
 }
 
+/* Rows [m0, m1) (m0 a multiple of 8) of C = epilogue(A B), A packed for M rows (onnxc_pack_a
+   layout), through the k-blocked strips of onnxc_gemm_blk. */
+ONNXC_MAYBE_UNUSED static void onnxc_sgemm_mrows(int M, int m0, int m1, int N, int K, const float *A, const float *B,
+                                                 long ldb, float *C, long ldc, const onnxc_epi *e) {
+  const long Mp = (M + 7) / 8 * 8;
+  onnxc_epi es = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
+  int k0;
+  if (e) es = onnxc_epi_at(e, m0, 0);
+  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
+    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
+    onnxc_gemm_blk(m1 - m0, N, kc, A + (long)k0 * Mp + (long)m0 * kc, 8L * kc, B + (long)k0 * ldb, ldb, C + (long)m0 * ldc,
+                   ldc, k0 > 0, k0 + kc >= K && e ? &es : (const onnxc_epi *)0);
+  }
+}
+
 /* A product C = epilogue(A B) cut by columns; kind 0: onnxc_sgemm (A packed, lda), 1:
-   onnxc_sgemm_a (A(m,k) = A[m*lda + k*cs]), 2: onnxc_sgemv_p (B in GEMV strips, a's stride lda). */
+   onnxc_sgemm_a (A(m,k) = A[m*lda + k*cs]), 2: onnxc_sgemv_p (B in GEMV strips, a's stride lda);
+   kind 3: onnxc_sgemm's A cut by rows instead (groups of 8), where A (the weights) is the larger
+   operand: cut by columns, each part would stream all of it. */
 typedef struct onnxc_gemm_job {
   int kind, M, N, K, T;
   const float *A, *B;
@@ -40,6 +58,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemm_task(void *p, int i) {
   const onnxc_gemm_job *j = (const onnxc_gemm_job *)p;
   onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   long n0, n1;
+  if (j->kind == 3) {
+    onnxc_par_range(j->M, j->T, i, 8, &n0, &n1);
+    if (n1 > n0) onnxc_sgemm_mrows(j->M, (int)n0, (int)n1, j->N, j->K, j->A, j->B, j->ldb, j->C, j->ldc, j->e);
+    return;
+  }
   onnxc_par_range(j->N, j->T, i, j->kind == 2 ? 128 : 16, &n0, &n1);
   if (n1 <= n0) return;
   if (j->e) e = onnxc_epi_at(j->e, 0, n0);
@@ -63,13 +86,14 @@ ONNXC_MAYBE_UNUSED static int onnxc_par_tasks(int T, long n, long q, double macs
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_par(int T, int M, int N, int K, const float *A, long lda, const float *B,
                                                long ldb, float *C, long ldc, const onnxc_epi *e) {
   onnxc_gemm_job j;
-  if (onnxc_par_tasks(T, N, 16, (double)M * N * K) <= 1) {
+  const int rows = M >= 2 * N && M >= 16 * T && !(e && e->sum);
+  if (onnxc_par_tasks(T, rows ? M : N, rows ? 8 : 16, (double)M * N * K) <= 1) {
     onnxc_sgemm(M, N, K, A, lda, B, ldb, C, ldc, e);
     return;
   }
-  j.kind = 0, j.M = M, j.N = N, j.K = K, j.A = A, j.B = B, j.lda = lda, j.cs = 0, j.ldb = ldb, j.ldc = ldc;
+  j.kind = rows ? 3 : 0, j.M = M, j.N = N, j.K = K, j.A = A, j.B = B, j.lda = lda, j.cs = 0, j.ldb = ldb, j.ldc = ldc;
   j.C = C, j.e = e;
-  j.T = onnxc_par_tasks(T, N, 16, (double)M * N * K);
+  j.T = onnxc_par_tasks(T, rows ? M : N, rows ? 8 : 16, (double)M * N * K);
   onnxc_parallel_for(j.T, onnxc_gemm_task, &j);
 }
 
@@ -133,5 +157,88 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d_par(int T, int CO, int mult, const flo
   j.CO = CO, j.mult = mult, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.PH = PH, j.PW = PW;
   j.DH = DH, j.DW = DW, j.OH = OH, j.OW = OW, j.T = t, j.x = x, j.w = w, j.y = y, j.e = e;
   onnxc_parallel_for(t, onnxc_dw_task, &j);
+}
+
+/* A Winograd convolution cut by tile rows -- part i takes rows [TY i / t, TY (i + 1) / t) -- or,
+   F(4x4,3x3) on planes of few tile rows per part, by output channels (groups of 8): there each
+   part streaming all of U (36 M C weights) for its few tiles would gain nothing, so each reads
+   its rows of U and transforms the whole input itself.  Blocks of at most TB tiles, each part in
+   its own scratch (scratch + i * onnxc_wino_part floats; the compiler plans T of them).  Not
+   with a fused channel sum (the parts would add into it concurrently). */
+ONNXC_MAYBE_UNUSED static long onnxc_wino_part(int A, int M, int C, int TB, int MB) {
+  const long n = (long)A * A * (ONNXC_WINO_LD((long)C * TB) + ONNXC_WINO_LD((long)(A == 6 ? MB : M) * TB));
+  return (n + 15) / 16 * 16;
+}
+
+typedef struct onnxc_wino_job {
+  int A, M, C, H, W, TB, MB, acc, TY, T, bych;
+  const float *x, *U;
+  float *y, *scratch;
+  const onnxc_epi *e;
+} onnxc_wino_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino_task(void *p, int i) {
+  const onnxc_wino_job *j = (const onnxc_wino_job *)p;
+  float *s = j->scratch + (long)i * onnxc_wino_part(j->A, j->M, j->C, j->TB, j->MB);
+  if (j->bych) {
+    const int n8 = (j->M + 7) / 8, m0 = 8 * (n8 * i / j->T), m1 = 8 * (n8 * (i + 1) / j->T);
+    if ((m1 < j->M ? m1 : j->M) > m0)
+      onnxc_wino43_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->MB, j->acc, 0, j->TY, m0,
+                     m1 < j->M ? m1 : j->M);
+  } else {
+    const int r0 = (int)((long)j->TY * i / j->T), r1 = (int)((long)j->TY * (i + 1) / j->T);
+    if (r1 <= r0) return;
+    if (j->A == 6) onnxc_wino43_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->MB, j->acc, r0, r1, 0, j->M);
+    else onnxc_wino23_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->acc, r0, r1);
+  }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H, int W, const float *x, const float *U,
+                                              float *y, const onnxc_epi *e, float *scratch, int TB, int MB, int acc) {
+  onnxc_wino_job j;
+  const int TY = (H + A - 3) / (A - 2), bych = A == 6 && TY < 4 * T && M >= 16 * T;
+  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bych ? (M + 7) / 8 : TY, 1, 4.0 * M * C * H * W);
+  if (t <= 1) {
+    if (A == 6) onnxc_wino43(M, C, H, W, x, U, y, e, scratch, TB, MB, acc);
+    else onnxc_wino23(M, C, H, W, x, U, y, e, scratch, TB, acc);
+    return;
+  }
+  j.A = A, j.M = M, j.C = C, j.H = H, j.W = W, j.TB = TB, j.MB = MB, j.acc = acc, j.TY = TY, j.T = t, j.bych = bych;
+  j.x = x, j.U = U, j.y = y, j.scratch = scratch, j.e = e;
+  onnxc_parallel_for(t, onnxc_wino_task, &j);
+}
+#endif
+
+#if defined(ONNXC_AVX512) && defined(ONNXC_HAVE_DW2D)
+/* onnxc_conv_sc cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t) in bands of R
+   rows, its band buffer bf floats into buf */
+typedef struct onnxc_sc_job {
+  int M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, R, T;
+  long bf;
+  const float *x, *wp;
+  float *y, *buf;
+  const onnxc_epi *e;
+} onnxc_sc_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_sc_task(void *p, int i) {
+  const onnxc_sc_job *j = (const onnxc_sc_job *)p;
+  const int r0 = (int)((long)j->OH * i / j->T), r1 = (int)((long)j->OH * (i + 1) / j->T);
+  if (r1 <= r0) return;
+  onnxc_conv_sc_r(j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->S, j->PH, j->PW, j->OH, j->OW, j->x, j->wp, j->y, j->e,
+                  j->buf + (long)i * j->bf, j->R, r0, r1);
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_par(int T, int M, int C, int IH, int IW, int KH, int KW, int S, int PH,
+                                                 int PW, int OH, int OW, const float *x, const float *wp, float *y,
+                                                 const onnxc_epi *e, float *buf, int R, long bf) {
+  onnxc_sc_job j;
+  const int t = onnxc_par_tasks(T, OH, 1, (double)M * C * KH * KW * OH * OW);
+  if (t <= 1) {
+    onnxc_conv_sc(M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, x, wp, y, e, buf, R);
+    return;
+  }
+  j.M = M, j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.S = S, j.PH = PH, j.PW = PW, j.OH = OH, j.OW = OW;
+  j.R = R, j.T = t, j.bf = bf, j.x = x, j.wp = wp, j.y = y, j.buf = buf, j.e = e;
+  onnxc_parallel_for(t, onnxc_sc_task, &j);
 }
 #endif

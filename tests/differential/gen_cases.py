@@ -444,6 +444,36 @@ def g_stem(c):
     return dt
 
 
+@family("pointwise_wide")
+def g_pointwise_wide(c):
+    """1x1 convolutions with more output channels than pixels (classifier heads, the late
+    layers of MobileNets and SqueezeNet): onnxc_sgemm_t on AVX-512 hosts, and with --threads
+    the product cut by rows of the weights (templates/par.h), with a fused residual and
+    activation sometimes."""
+    c.opset = 14
+    dt = F32
+    m, cin = c.randint(32, 400), c.randint(1, 300)
+    sp = [c.randint(1, 10), c.randint(1, 10)]
+    lim = 1.5 / math.sqrt(cin)
+    x = c.input(c.values([1, cin] + sp, dt), dt, "x")
+    ins = [x, c.const(c.values([m, cin, 1, 1], dt, -lim, lim), dt, "w")]
+    if c.chance(0.7):
+        ins.append(c.const(c.values([m], dt), dt, "b"))
+    y = c.node("Conv", ins)
+    desc = f"x[1,{cin},{sp[0]},{sp[1]}] w[{m},{cin},1,1]" + (" +bias" if len(ins) == 3 else "")
+    if c.chance(0.3):
+        r = c.input(c.values([1, m] + sp, dt), dt, "r")
+        y = c.node("Add", [y, r])
+        desc += " +residual"
+    if c.chance(0.6):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        desc += " +" + act
+    c.note(desc)
+    c.output(y)
+    return dt
+
+
 @family("convtranspose")
 def g_convtranspose(c):
     dt = float_dt(c, 0.2, 0.0)

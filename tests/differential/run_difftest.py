@@ -15,6 +15,7 @@ status is non-zero when any case fails.
   run_difftest.py --build build                       # CI size: seed 1, the default count
   run_difftest.py --build build --seed 7 --cases 100  # a longer local run
   run_difftest.py --build build -k 'conv|pool' --cflags='-O2 -march=native' --keep
+  run_difftest.py --build build -k winograd --threads 2 --cflags='-O2 -march=native -DONNXC_PAR_MIN=0'
 """
 import argparse
 import collections
@@ -38,6 +39,8 @@ def main():
     ap.add_argument("--cases", type=int, default=CI_CASES, help=f"cases per family (default {CI_CASES})")
     ap.add_argument("-k", "--family", default=None, help="regex on family names")
     ap.add_argument("--cflags", default="", help="C flags for the generated code (e.g. '-O2 -march=native')")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="compile with onnxc --threads N and link the pool (runtime_min/onnxc_rt_threads.c)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=None, help="folder for the cases (default BUILD/differential/<tag>)")
     ap.add_argument("--keep", action="store_true", help="keep the cases (and the failing builds' folders)")
@@ -56,7 +59,7 @@ def main():
             sys.exit(77)
 
     tag = f"seed{args.seed}_n{args.cases}" + ("_" + re.sub(r"[^A-Za-z0-9]+", "_", args.cflags).strip("_")
-                                              if args.cflags else "")
+                                              if args.cflags else "") + (f"_t{args.threads}" if args.threads > 1 else "")
     out = os.path.abspath(args.out or os.path.join(args.build, "differential", tag))
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -72,6 +75,9 @@ def main():
     cmd = [sys.executable, RUNNER, "--build", args.build, out, "-j", str(args.jobs)]
     if args.cflags:
         cmd.append("--cflags=" + args.cflags)
+    if args.threads > 1:
+        cmd += ["--flag=--threads", f"--flag={args.threads}", "--link",
+                os.path.join(ROOT, "runtime_min", "onnxc_rt_threads.c")]
     p = subprocess.run(cmd, capture_output=True, text=True)
     t2 = time.time()
     per = collections.OrderedDict()
