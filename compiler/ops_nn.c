@@ -244,7 +244,7 @@ typedef struct ConvInfo {
      group): GEMM forms of templates/gemm.h; im2col in blocks of KB rows x TR output rows */
   bool fast, same, dw, wino;
   bool convt;                /* onnxc_conv_t (W_TPANELS weights, not 1x1): ctF floats of scratch */
-  int64_t ctF;
+  int64_t ctF, ctT;          /* ctT > 1 (--threads): tasks of output rows, ctF floats of scratch each */
   int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
   int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
   int64_t WT;                /* wino: tasks (--threads; tile rows split, a scratch each) */
@@ -333,6 +333,15 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     ci->convt = true;
     ci->Mp = (ci->Mg + 15) / 16 * 16; /* one group: the panels' rows (wg = X1) */
     ci->ctF = ci->Cg * Hp * Wp + CONVT_PAD;
+    ci->ctT = 1;
+    if (ctx->threads > 1 && g->out[0] >= 2) {
+      /* --threads: each task its share of the output rows and of their padded input rows */
+      int64_t T = ctx->threads < g->out[0] ? ctx->threads : g->out[0];
+      int64_t Hs = ((g->out[0] + T - 1) / T - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1;
+      ci->ctT = T;
+      ci->ctF = (ci->Cg * Hs * Wp + CONVT_PAD + 15) / 16 * 16;
+      if (n->scratch_cap >= 0 && T * ci->ctF * 4 > n->scratch_cap) ci->ctF = 0;
+    }
     if (n->scratch_cap >= 0 && ci->ctF * 4 > n->scratch_cap) ci->ctF = 0;
     ci->direct = ci->wide = false;
     return;
@@ -513,7 +522,7 @@ static int64_t conv_scratch(Ctx *ctx, Node *n) {
   if (!is_native(n->inputs[0]->dtype)) return 0;
   if (ci.pointwise) return ci.fast ? scaled_w_bytes(n, &ci) : 0;
   if (ci.dw || ci.same) return 0;
-  if (ci.convt) return ci.ctF * 4;
+  if (ci.convt) return ci.ctT * ci.ctF * 4;
   if (ci.wino) return wino_scratch_par(ci.wa, ci.TB, ci.Cg, ci.MB, ci.WT);
   if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
   if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
@@ -755,8 +764,9 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   } else if (ci->convt) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-    ep(e, "onnxc_conv_t(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
-       LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH),
+    if (ci->ctT > 1) emit_use_template(e, "par");
+    ep(e, "onnxc_conv_t%s(%s%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
+       ci->ctT > 1 ? "_par" : "", ci->ctT > 1 ? fmt(e, "%lld, ", LL(ci->ctT)) : "", LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH),
        LL(g->pb[l]), LL(OH), LL(OW), ci->ctF ? "(float *)W" : "(float *)0", LL(ci->ctF));
   } else if (ci->same) {
     emit_use_template(e, "conv");

@@ -457,7 +457,7 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   int64_t K = Cg * KP;
   ConvShape cs;
   conv_shape(ctx, p, &cs);
-  bool convt = G == 1 && !cs.pointwise && cs.r == 2 && ctx->threads <= 1 && convt_ok(&cs, KP);
+  bool convt = G == 1 && !cs.pointwise && cs.r == 2 && convt_ok(&cs, KP);
   if ((G == 1 && cs.pointwise && ctx->threads <= 1) || convt) {
     /* few pixels (7x7 planes): output channels in the vector lanes (onnxc_sgemm_t) where the
        16-column vectors of the pixel-lane kernel would leave more lanes empty; small planes of

@@ -23,7 +23,7 @@
    tensor in channel lanes, never transposed (below).
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
-#define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par, onnxc_wino23_par, onnxc_wino43_par */
+#define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par, onnxc_wino_par, onnxc_conv_sc_par, onnxc_conv_t_par */
 
 /* Lanes i < n of output pixels j0 + i (rows of W) whose input pixel at offset (dh, dw) lies in
    the H x W input. */
@@ -1366,9 +1366,10 @@ ONNXC_UKTC_DEF(onnxc_uktc7_r2, 7, 2)
 ONNXC_UKTC_DEF(onnxc_uktc8_r2, 8, 2)
 #endif
 
-ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW,
-                                            int OH, int OW, const float *x, const float *Q, float *y,
-                                            const onnxc_epi *e, float *xp, long xpn) {
+/* output rows [ohb, ohe) (onnxc_conv_t: all; onnxc_conv_t_par: a share each, an xp each) */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_t_r(int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW,
+                                              int PH, int PW, int OH, int OW, const float *x, const float *Q, float *y,
+                                              const onnxc_epi *e, float *xp, long xpn, int ohb, int ohe) {
   const int Wp = (OW - 1) * SW + (KW - 1) * DW + 1, KP = KH * KW, span = (KH - 1) * DH + 1;
   const long K = (long)C * KP, OHW = (long)OH * OW;
   const int nt = (OW + 7) / 8, V = (M + 15) / 16, np = (V + 2) / 3; /* tiles of <= 8 pixels per row */
@@ -1381,11 +1382,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
   }
   /* output rows per band: their padded input rows, C planes of them, fit in xp */
   R = (int)(((xpn - ONNXC_CONVT_PAD) / ((long)C * Wp) - span) / SH + 1);
-  if (R > OH) R = OH;
+  if (R > ohe - ohb) R = ohe - ohb;
   if (R < 1) R = 1; /* the compiler takes this form only where one row fits the stack buffer */
-  nb = (OH + R - 1) / R;
+  nb = (ohe - ohb + R - 1) / R;
   for (bi = 0; bi < nb; bi++) {
-    const int oh0 = OH * bi / nb, oh1 = OH * (bi + 1) / nb, h0 = oh0 * SH, Hb = (oh1 - 1 - oh0) * SH + span;
+    const int oh0 = ohb + (ohe - ohb) * bi / nb, oh1 = ohb + (ohe - ohb) * (bi + 1) / nb, h0 = oh0 * SH;
+    const int Hb = (oh1 - 1 - oh0) * SH + span;
     const long HWb = (long)Hb * Wp;
     /* the band's zero-padded input rows h0 .. h0 + Hb (padded coordinates) */
     for (c = 0; c < C; c++)
@@ -1469,6 +1471,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
   }
 }
 
+ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW,
+                                            int OH, int OW, const float *x, const float *Q, float *y,
+                                            const onnxc_epi *e, float *xp, long xpn) {
+  onnxc_conv_t_r(M, C, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OH, OW, x, Q, y, e, xp, xpn, 0, OH);
+}
+
 #if defined(ONNXC_AVX512)
 /* output rows [ohb, ohe) (onnxc_conv_sc: all; onnxc_conv_sc_par: a share each, a band buffer each) */
 ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
@@ -1486,7 +1494,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int
     wo[t] = b * Mp + 8 * (t - b);
     wk[t] = 8 * kc;
   }
-  (void)OH;
   for (oh0 = ohb; oh0 < ohe; oh0 += R) {
     const int rn = ohe - oh0 < R ? ohe - oh0 : R, nin = (rn - 1) * S + KH, ih0 = oh0 * S - PH;
     int i, c, p, j;

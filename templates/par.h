@@ -209,6 +209,40 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H,
 }
 #endif
 
+#ifdef ONNXC_HAVE_DW2D
+/* onnxc_conv_t cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t), its padded
+   input rows in xp + i xpn (xpn floats), or with no scratch (xp NULL) in bands on its stack */
+typedef struct onnxc_ct_job {
+  int M, C, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OH, OW, T;
+  long xpn;
+  const float *x, *Q;
+  float *y, *xp;
+  const onnxc_epi *e;
+} onnxc_ct_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_ct_task(void *p, int i) {
+  const onnxc_ct_job *j = (const onnxc_ct_job *)p;
+  const int r0 = (int)((long)j->OH * i / j->T), r1 = (int)((long)j->OH * (i + 1) / j->T);
+  if (r1 <= r0) return;
+  onnxc_conv_t_r(j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW, j->OH, j->OW, j->x, j->Q,
+                 j->y, j->e, j->xp ? j->xp + (long)i * j->xpn : (float *)0, j->xpn, r0, r1);
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_t_par(int T, int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
+                                                int DW, int PH, int PW, int OH, int OW, const float *x, const float *Q,
+                                                float *y, const onnxc_epi *e, float *xp, long xpn) {
+  onnxc_ct_job j;
+  const int t = onnxc_par_tasks(T, OH, 1, (double)M * C * KH * KW * OH * OW);
+  if (t <= 1) {
+    onnxc_conv_t(M, C, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OH, OW, x, Q, y, e, xp, xpn);
+    return;
+  }
+  j.M = M, j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.DH = DH, j.DW = DW, j.PH = PH;
+  j.PW = PW, j.OH = OH, j.OW = OW, j.T = t, j.xpn = xpn, j.x = x, j.Q = Q, j.y = y, j.xp = xp, j.e = e;
+  onnxc_parallel_for(t, onnxc_ct_task, &j);
+}
+#endif
+
 #if defined(ONNXC_AVX512) && defined(ONNXC_HAVE_DW2D)
 /* onnxc_conv_sc cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t) in bands of R
    rows, its band buffer bf floats into buf */
