@@ -86,14 +86,32 @@ static int64_t band_rows(const DwBlock *b, int64_t cap, bool lanes) {
   return R;
 }
 
+static bool block_means(const Node *n);
+
+/* --threads: the lanes form in tasks of output rows (onnxc_dwbl_par), each with its windows
+   (bands of *R rows, *part floats), where the plan has room for them all; 1: one thread. */
+static int64_t lanes_tasks(const Ctx *ctx, const Node *n, int64_t *R, int64_t *part) {
+  const DwBlock *b = n->priv;
+  const int64_t cap = n->scratch_cap, T = ctx->threads;
+  if (T <= 1 || !b->lanes || block_means(n) || shared_window(b, cap) || b->OH < 2 * T) return 1;
+  int64_t r = band_rows(b, cap >= 0 ? cap / T : -1, true), share = (b->OH + T - 1) / T;
+  if (r > share) r = share;
+  const int64_t p = (block_scratch_for(b, r, true, false) + 63) / 64 * 64;
+  if (cap >= 0 && T * p > cap) return 1;
+  *R = r;
+  *part = p / 4;
+  return T;
+}
+
 /* The forms' scratch (the lanes form on AVX-512 targets, the planar one on the others): the
    larger of the two. */
 static int64_t dwblock_scratch(Ctx *ctx, Node *n) {
-  (void)ctx;
   const DwBlock *b = n->priv;
   const int64_t cap = n->scratch_cap, p = block_scratch_for(b, band_rows(b, cap, false), false, false);
+  int64_t R, part, T;
   if (!b->lanes) return p;
-  const int64_t l = block_scratch_for(b, band_rows(b, cap, true), true, shared_window(b, cap));
+  T = lanes_tasks(ctx, n, &R, &part);
+  const int64_t l = T > 1 ? T * part * 4 : block_scratch_for(b, band_rows(b, cap, true), true, shared_window(b, cap));
   return l > p ? l : p;
 }
 
@@ -148,7 +166,7 @@ static void band_close(Emit *e, Node *n) {
   if (b->pj) {
     const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
     ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
-    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", kc(e, "onnxc_sgemm"),
+    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", b->lanes ? "onnxc_sgemm(" : kc(e, "onnxc_sgemm"),
        LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
   }
   ep(e, "prev_top = top;");
@@ -162,6 +180,25 @@ static void band_close(Emit *e, Node *n) {
    output straight into the block's output rows, or into S2 for the projection). */
 static void dwblock_emit_lanes(Emit *e, Node *n) {
   const DwBlock *b = n->priv;
+  int64_t TR, part;
+  if (lanes_tasks(e->ctx, n, &TR, &part) > 1) {
+    const int64_t OHW = b->OH * b->OW, Cout = b->pj ? b->Cout : 0;
+    emit_use_template(e, "par");
+    ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
+    ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
+    ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
+    if (b->pj) {
+      const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld", LL(b->Cout * OHW)) : "(const float *)0";
+      ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
+    }
+    ep(e, "onnxc_dwbl_par(%d, %lld, %lld, X0 + nb * %lld, %lld, %lld, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, &ed, %lld, %s, %s, Y0 + nb * %lld, (float *)W, %lld, %lld, %lld);",
+       e->ctx->threads, LL(b->C), LL(b->Cin), LL(b->Cin * b->IH * b->IW), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH),
+       LL(b->SW), LL(b->PH), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->Wp), LL(b->OH), LL(b->OW), LL(Cout),
+       b->pj ? "X5" : "(const float *)0", b->pj ? "&ej" : "&ee", LL((b->pj ? b->Cout : b->C) * OHW), LL(s1_floats(b, TR, true, false)),
+       LL(part), LL(TR));
+    ep(e, "}");
+    return;
+  }
   const int64_t R = band_rows(b, n->scratch_cap, true);
   const bool sh = shared_window(b, n->scratch_cap);
   ep(e, "float *s1 = (float *)W%s;", b->pj ? fmt(e, ", *s2 = s1 + %lld", LL(s1_floats(b, R, true, sh))) : "");
@@ -233,7 +270,8 @@ bool dw_block_plain(const Node *n) {
 /* Whether a block of Cin input channels and a depthwise kernel of taps taps takes the lanes
    form on AVX-512 targets (onnxc_dwb16, one thread). */
 static bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) {
-  return ctx->threads <= 1 && taps <= LANES_TAPS && Cin <= LANES_CIN;
+  (void)ctx;
+  return taps <= LANES_TAPS && Cin <= LANES_CIN;
 }
 
 /* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group). */

@@ -481,6 +481,37 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int I
 }
 #endif
 
+#if defined(ONNXC_AVX512)
+/* A DwBlock in the lanes form over output rows [ob, oe) in bands of R (no shared window, no
+   plane means): per band onnxc_dwb16 into s2 and the projection P (Cout x C, packed) of s2 into
+   the band's rows of y through ej (ej.res: the residual's whole planes, ldr = OH OW), or with
+   no projection (Cout 0) the depthwise output straight into y.  s1 holds s1f floats, s2
+   follows.  The band loop compiler/ops_fused.c emits, as one function for the tasks of
+   onnxc_dwbl_par (templates/par.h). */
+ONNXC_MAYBE_UNUSED static void onnxc_dwbl_rows(int C, int Cin, const float *x, int IH, int IW, const float *A,
+                                               const onnxc_epi *ee, const float *w, int KH, int KW, int SH, int SW,
+                                               int PH, int PW, int DH, int DW, int Wp, int OH, int OW,
+                                               const onnxc_epi *ed, int Cout, const float *P, const onnxc_epi *ej,
+                                               float *y, float *s1, long s1f, int R, int ob, int oe) {
+  float *s2 = s1 + s1f;
+  const long OHW = (long)OH * OW;
+  int o0, prev_top = 0, prev_rows = 0;
+  for (o0 = ob; o0 < oe; o0 += R) {
+    const int on = oe - o0 < R ? oe - o0 : R, top = o0 * SH - PH, rows = (on - 1) * SH + (KH - 1) * DH + 1;
+    const int j0 = rows == prev_rows && top - prev_top < rows ? rows - (top - prev_top) : 0;
+    onnxc_dwb16(C, Cin, x, IH, IW, top, rows, j0, top - prev_top, A, ee, w, KH, KW, SH, SW, PW, DH, DW, Wp, s1,
+                Cout ? s2 : y + (long)o0 * OW, Cout ? (long)on * OW : OHW, on, OW, ed, 0);
+    if (Cout) {
+      onnxc_epi eb = *ej;
+      if (eb.res) eb.res += (long)o0 * OW;
+      onnxc_sgemm(Cout, on * OW, C, P, 8, s2, (long)on * OW, y + (long)o0 * OW, OHW, &eb);
+    }
+    prev_top = top;
+    prev_rows = rows;
+  }
+}
+#endif
+
 #if defined(ONNXC_NEON)
 /* Depthwise 3x3, dilation 1, stride SW = 1 or 2 across (any SH) on one plane: per output row
    and vector of 4 outputs, the taps of the input rows inside the plane as FMAs (stride 2: even

@@ -244,6 +244,43 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t_par(int T, int M, int C, int IH, int
 #endif
 
 #if defined(ONNXC_AVX512) && defined(ONNXC_HAVE_DW2D)
+/* A DwBlock in the lanes form (onnxc_dwbl_rows) cut by output rows: part i takes rows
+   [OH i / t, OH (i + 1) / t) in bands of R, its windows at s + i * part (floats). */
+typedef struct onnxc_dwbl_job {
+  int C, Cin, IH, IW, KH, KW, SH, SW, PH, PW, DH, DW, Wp, OH, OW, Cout, R, T;
+  long s1f, part;
+  const float *x, *A, *w, *P;
+  const onnxc_epi *ee, *ed, *ej;
+  float *y, *s;
+} onnxc_dwbl_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_dwbl_task(void *p, int i) {
+  const onnxc_dwbl_job *j = (const onnxc_dwbl_job *)p;
+  const int r0 = (int)((long)j->OH * i / j->T), r1 = (int)((long)j->OH * (i + 1) / j->T);
+  if (r1 <= r0) return;
+  onnxc_dwbl_rows(j->C, j->Cin, j->x, j->IH, j->IW, j->A, j->ee, j->w, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW, j->DH,
+                  j->DW, j->Wp, j->OH, j->OW, j->ed, j->Cout, j->P, j->ej, j->y, j->s + (long)i * j->part, j->s1f, j->R, r0,
+                  r1);
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_dwbl_par(int T, int C, int Cin, const float *x, int IH, int IW, const float *A,
+                                              const onnxc_epi *ee, const float *w, int KH, int KW, int SH, int SW, int PH,
+                                              int PW, int DH, int DW, int Wp, int OH, int OW, const onnxc_epi *ed, int Cout,
+                                              const float *P, const onnxc_epi *ej, float *y, float *s, long s1f,
+                                              long part, int R) {
+  onnxc_dwbl_job j;
+  const int t = onnxc_par_tasks(T, OH, 1, (double)C * (Cin + Cout + KH * KW) * OH * OW);
+  if (t <= 1) {
+    onnxc_dwbl_rows(C, Cin, x, IH, IW, A, ee, w, KH, KW, SH, SW, PH, PW, DH, DW, Wp, OH, OW, ed, Cout, P, ej, y, s, s1f, R, 0,
+                    OH);
+    return;
+  }
+  j.C = C, j.Cin = Cin, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.PH = PH, j.PW = PW, j.DH = DH;
+  j.DW = DW, j.Wp = Wp, j.OH = OH, j.OW = OW, j.Cout = Cout, j.R = R, j.T = t, j.s1f = s1f, j.part = part, j.x = x;
+  j.A = A, j.w = w, j.P = P, j.ee = ee, j.ed = ed, j.ej = ej, j.y = y, j.s = s;
+  onnxc_parallel_for(t, onnxc_dwbl_task, &j);
+}
+
 /* onnxc_conv_sc cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t) in bands of R
    rows, its band buffer bf floats into buf */
 typedef struct onnxc_sc_job {
