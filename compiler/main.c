@@ -49,7 +49,7 @@ static void usage(FILE *f) {
         "                       kernel scratch may raise the arena at most PCT percent above\n"
         "                       the peak of live tensors (default 25); 0: the arena is the\n"
         "                       tensors' lower bound, kernels take forms that fit below it\n"
-        "  --threads N          run the big kernels (1x1 and depthwise convolutions, Gemm, MatMul)\n"
+        "  --threads N          run the big kernels (convolutions, Gemm, MatMul)\n"
         "                       as N tasks on a thread pool: link libonnxc_rt_threads (POSIX\n"
         "                       threads; host builds); default 1: no threads\n"
         "  --canary             testing aid: after every node, fill the arena bytes no live\n"
