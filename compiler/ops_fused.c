@@ -159,14 +159,16 @@ static void band_open(Emit *e, Node *n, int64_t R) {
      LL((b->KH - 1) * b->DH + 1));
 }
 
-/* Both forms: the projection of the band's S2 into its output rows (if any), the loops' ends. */
-static void band_close(Emit *e, Node *n) {
+/* Both forms: the projection of the band's S2 into its output rows (if any), the loops' ends.
+   The lanes form projects on the calling thread (with --threads its bands are the tasks:
+   onnxc_dwbl_par; one split per band cost more than it gained), the planar form splits it. */
+static void band_close(Emit *e, Node *n, bool lanes) {
   const DwBlock *b = n->priv;
   const int64_t OHW = b->OH * b->OW;
   if (b->pj) {
     const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(b->Cout * OHW), LL(b->OW)) : "(const float *)0";
     ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
-    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", b->lanes ? "onnxc_sgemm(" : kc(e, "onnxc_sgemm"),
+    ep(e, "%s%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", lanes ? "onnxc_sgemm(" : kc(e, "onnxc_sgemm"),
        LL(b->Cout), LL(b->OW), LL(b->C), LL(b->OW), LL(b->OW), LL(OHW));
   }
   ep(e, "prev_top = top;");
@@ -209,7 +211,7 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
      LL(b->C), LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW),
      LL(b->Wp), b->pj ? "s2" : fmt(e, "y + (long)o0 * %lld", LL(b->OW)),
      b->pj ? fmt(e, "(long)on * %lld", LL(b->OW)) : fmt(e, "%lldL", LL(b->OH * b->OW)), LL(b->OW), sh ? 1 : 0);
-  band_close(e, n);
+  band_close(e, n, true);
 }
 
 static void dwblock_emit_planar(Emit *e, Node *n) {
@@ -243,7 +245,7 @@ static void dwblock_emit_planar(Emit *e, Node *n) {
   if (!b->pj && !direct)
     ep(e, "for (int c = 0; c < %lld; c++) memcpy(y + (long)c * %lld + (long)o0 * %lld, s2 + (long)c * on * %lld, sizeof(float) * (size_t)on * %lld);",
        LL(b->C), LL(OHW), LL(b->OW), LL(b->OW), LL(b->OW));
-  band_close(e, n);
+  band_close(e, n, false);
 }
 
 static void dwblock_emit(Emit *e, Node *n) {

@@ -247,7 +247,8 @@ typedef struct ConvInfo {
   int64_t ctF, ctT;          /* ctT > 1 (--threads): tasks of output rows, ctF floats of scratch each */
   int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
   int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
-  int64_t WT;                /* wino: tasks (--threads; tile rows split, a scratch each) */
+  int64_t WT;                /* wino: tasks (--threads; a scratch each) */
+  bool wbych;                /* wino with WT > 1: tasks of output channels (else of tile rows) */
   int64_t Mp, KB, TB; /* TB: tiles per Winograd block (whole tile rows) */
   /* direct under a scratch cap: im2col tiles of sKB rows x sTR output rows on the stack
      instead, where the target has a SIMD GEMM path (a hosted 64-bit CPU); 0: none */
@@ -362,6 +363,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     }
     if (rows > 0) rows = (TY + (TY + rows - 1) / rows - 1) / ((TY + rows - 1) / rows); /* equal blocks */
     ci->WT = 1;
+    ci->wbych = false;
     if (ctx->threads > 1 && rows > 0 && TY > 1) {
       /* --threads: each task its share of the tile rows (or, F(4x4,3x3) on few tile rows, of
          the output channels: templates/par.h onnxc_wino_par) in blocks in its own scratch,
@@ -373,6 +375,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
       if (pr > 0) {
         rows = pr;
         ci->WT = WT;
+        ci->wbych = bych;
       }
     }
     ci->MB = MB;
@@ -753,8 +756,8 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, acc ? NULL : res, ci->OHW));
     if (ci->TB > 0 && ci->WT > 1) {
       emit_use_template(e, "par");
-      ep(e, "onnxc_wino_par(%lld, %d, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld, %d);", LL(ci->WT), ci->wa,
-         LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc);
+      ep(e, "onnxc_wino_par(%lld, %d, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld, %d, %d);", LL(ci->WT), ci->wa,
+         LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0);
     } else if (ci->TB > 0)
       ep(e, "onnxc_wino%s(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld%s, %d);", ci->wa == 6 ? "43" : "23",
          LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), ci->wa == 6 ? fmt(e, ", %lld", LL(ci->MB)) : "", acc);

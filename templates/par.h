@@ -160,9 +160,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d_par(int T, int CO, int mult, const flo
 }
 
 /* A Winograd convolution cut by tile rows -- part i takes rows [TY i / t, TY (i + 1) / t) -- or,
-   F(4x4,3x3) on planes of few tile rows per part, by output channels (groups of 8): there each
-   part streaming all of U (36 M C weights) for its few tiles would gain nothing, so each reads
-   its rows of U and transforms the whole input itself.  Blocks of at most TB tiles, each part in
+   with bych (the compiler's choice: F(4x4,3x3) on planes of few tile rows per part), by output
+   channels (groups of 8): there each part streaming all of U (36 M C weights) for its few tiles
+   would gain nothing, so each reads its rows of U and transforms the whole input itself.  Blocks of at most TB tiles, each part in
    its own scratch (scratch + i * onnxc_wino_part floats; the compiler plans T of them).  Not
    with a fused channel sum (the parts would add into it concurrently). */
 ONNXC_MAYBE_UNUSED static long onnxc_wino_part(int A, int M, int C, int TB, int MB) {
@@ -194,16 +194,18 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_task(void *p, int i) {
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H, int W, const float *x, const float *U,
-                                              float *y, const onnxc_epi *e, float *scratch, int TB, int MB, int acc) {
+                                              float *y, const onnxc_epi *e, float *scratch, int TB, int MB, int acc,
+                                              int bych) {
   onnxc_wino_job j;
-  const int TY = (H + A - 3) / (A - 2), bych = A == 6 && TY < 4 * T && M >= 16 * T;
-  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bych ? (M + 7) / 8 : TY, 1, 4.0 * M * C * H * W);
+  const int TY = (H + A - 3) / (A - 2), bc = A == 6 && bych;
+  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bc ? (M + 7) / 8 : TY, 1, 4.0 * M * C * H * W);
   if (t <= 1) {
     if (A == 6) onnxc_wino43(M, C, H, W, x, U, y, e, scratch, TB, MB, acc);
     else onnxc_wino23(M, C, H, W, x, U, y, e, scratch, TB, acc);
     return;
   }
-  j.A = A, j.M = M, j.C = C, j.H = H, j.W = W, j.TB = TB, j.MB = MB, j.acc = acc, j.TY = TY, j.T = t, j.bych = bych;
+  j.A = A, j.M = M, j.C = C, j.H = H, j.W = W, j.TB = TB, j.MB = MB, j.acc = acc, j.TY = TY, j.T = t;
+  j.bych = bc;
   j.x = x, j.U = U, j.y = y, j.scratch = scratch, j.e = e;
   onnxc_parallel_for(t, onnxc_wino_task, &j);
 }
