@@ -258,6 +258,9 @@ typedef struct ConvInfo {
   bool sc;
   int64_t scR;
   int64_t scT, scBF; /* sc with --threads: scT tasks of output rows, a band buffer of scBF floats each */
+  int64_t i2T, i2F, i2TR; /* im2col with --threads: i2T tasks (rows, or channels: i2ch), a tile of
+                             i2F floats and i2TR rows each */
+  bool i2ch;
   /* wide form (2-D view, 1-D as H = 1): padded plane PH x PW, wide output rows of WW */
   int64_t v_in[2], v_k[2], v_s[2], v_d[2], v_p[2], v_out[2], PH, PW, WW;
 } ConvInfo;
@@ -365,10 +368,10 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     ci->WT = 1;
     ci->wbych = false;
     if (ctx->threads > 1 && rows > 0 && TY > 1) {
-      /* --threads: each task its share of the tile rows (or, F(4x4,3x3) on few tile rows, of
-         the output channels: templates/par.h onnxc_wino_par) in blocks in its own scratch,
+      /* --threads: each task its share of the tile rows (or, on few tile rows, of the output
+         channels: templates/par.h onnxc_wino_par) in blocks in its own scratch,
          where the plan has room for them all (else one task) */
-      int64_t T = ctx->threads, bych = A == 6 && TY < 4 * T && ci->Mg >= 16 * T;
+      int64_t T = ctx->threads, bych = TY < 4 * T && ci->Mg >= 16 * T;
       int64_t WT = bych || T < TY ? T : TY, pr = bych ? rows : (TY + WT - 1) / WT;
       if (pr > rows) pr = rows;
       while (pr > 0 && cap >= 0 && wino_scratch_par(A, pr * TX, ci->Cg, MB, WT) > cap) pr--;
@@ -451,6 +454,25 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
         }
       }
     }
+    ci->i2T = 1;
+    ci->i2F = ci->i2TR = 0;
+    ci->i2ch = false;
+    if (ctx->threads > 1 && !ci->direct && !ci->sc && !ci->pointwise && r <= 2) {
+      /* --threads (onnxc_conv_i2c_par): by output channels where the weights outnumber the
+         pixels 2:1 (parts cut by rows would each stream all of them), else by output rows;
+         each part its own tile, all in the scratch where the cap allows (else one thread) */
+      int64_t T = ctx->threads, share = (ci->ROWS + T - 1) / T;
+      bool bych = ci->Mg >= 2 * ci->OHW && ci->Mg >= 16 * T;
+      int64_t tr = bych || ci->TR < share ? ci->TR : share;
+      if (!bych && ci->TR < share) tr = (share + (share + tr - 1) / tr - 1) / ((share + tr - 1) / tr); /* equal tiles */
+      int64_t part = (ci->KB * tr * OW + 15) / 16 * 16;
+      if ((bych || ci->ROWS >= T) && (cap < 0 || T * part * 4 <= cap)) {
+        ci->i2T = T;
+        ci->i2F = part;
+        ci->i2TR = tr;
+        ci->i2ch = bych;
+      }
+    }
     if (ci->direct) { /* the same tiling within STACK_TILE floats (the direct loops stay for other targets) */
       int64_t kb = K < GEMM_KB ? K : GEMM_KB;
       while (kb > 8 && kb * OW > STACK_TILE) kb = kb >= GEMM_KB ? GEMM_KB / 2 : kb / 2;
@@ -527,7 +549,7 @@ static int64_t conv_scratch(Ctx *ctx, Node *n) {
   if (ci.dw || ci.same) return 0;
   if (ci.convt) return ci.ctT * ci.ctF * 4;
   if (ci.wino) return wino_scratch_par(ci.wa, ci.TB, ci.Cg, ci.MB, ci.WT);
-  if (ci.fast) return ci.direct ? 0 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
+  if (ci.fast) return ci.direct ? 0 : ci.i2T > 1 ? ci.i2T * ci.i2F * 4 : ci.KB * ci.TR * ci.g.out[ci.g.r - 1] * 4;
   if (ci.wide) return (ci.PH * ci.PW + ci.v_out[0] * ci.WW) * (int64_t)dtype_size(n->inputs[0]->dtype);
   if (ci.direct) return 0;
   return ci.Cg * ci.KP * ci.TR * ci.g.out[ci.g.r - 1] * (int64_t)dtype_size(n->inputs[0]->dtype);
@@ -794,6 +816,18 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
          ci->direct ? "scb_" : "(float *)W", LL(ci->scR));
       ep(e, "}");
       ep(e, "#else");
+    }
+    if (ci->i2T > 1) { /* --threads: the same loops in parts (templates/par.h) */
+      emit_use_template(e, "conv");
+      emit_use_template(e, "par");
+      ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
+      ep(e, "onnxc_conv_i2c_par(%lld, %d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld);",
+         LL(ci->i2T), ci->i2ch ? 1 : 0, LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]),
+         LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]), LL(ci->ROWS), LL(OW), LL(ci->i2F), LL(ci->i2TR));
+      if (ci->sc) ep(e, "#endif");
+      ep(e, "}");
+      ep(e, "}");
+      return;
     }
     if (ci->direct) { /* the stack tile (conv_emit) */
       ep(e, "float col_[%lld];", LL(ci->KB * ci->TR * OW));

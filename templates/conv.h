@@ -1668,6 +1668,35 @@ ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, in
   }
 }
 
+/* Output rows [r_lo, r_hi) (tiles of at most TR rows) and channels [m_lo, m_hi) (m_lo a multiple
+   of 8) of a 1-D or 2-D convolution through im2col: blocks of KB (dividing ONNXC_KC) rows of k
+   unfolded into col (KB TR OW floats), each multiplied into the output by onnxc_gemm_blk (the
+   first block writes, later ones add, the last runs the epilogue) -- the loop the compiler
+   emits for one thread (ops_nn.c conv_emit_fast), in parts for onnxc_conv_i2c_par (par.h).  wp: the weights packed for onnxc_sgemm. */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
+                                                int DW, int PH, int PW, int ROWS, int OW, const float *x, const float *wp,
+                                                float *y, const onnxc_epi *e, float *col, int TR, int r_lo, int r_hi, int m_lo,
+                                                int m_hi) {
+  const long Mp = (M + 7) / 8 * 8, OHW = (long)ROWS * OW;
+  int r0, kb;
+  for (r0 = r_lo; r0 < r_hi; r0 += TR) {
+    const int rn = r_hi - r0 < TR ? r_hi - r0 : TR, jn = rn * OW;
+    onnxc_epi es = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
+    if (e) { /* the epilogue of this block: rows from m_lo, columns from r0 OW */
+      es = *e;
+      if (es.bias) es.bias += es.bias_cols ? (long)r0 * OW : m_lo;
+      if (es.res) es.res += (long)m_lo * es.ldr + (long)r0 * OW;
+      if (es.sum) es.sum += m_lo;
+    }
+    for (kb = 0; kb < K; kb += KB) {
+      const int kc = K - kb < KB ? K - kb : KB, b0 = kb / ONNXC_KC * ONNXC_KC, bl = K - b0 < ONNXC_KC ? K - b0 : ONNXC_KC;
+      onnxc_im2col2d(x, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OW, r0, rn, kb, kc, col);
+      onnxc_gemm_blk(m_hi - m_lo, jn, kc, wp + (long)b0 * Mp + (long)(kb - b0) * 8 + (long)m_lo * bl, 8L * bl, col, jn,
+                     y + (long)m_lo * OHW + (long)r0 * OW, OHW, kb > 0, kb + kc >= K && e ? &es : (const onnxc_epi *)0);
+    }
+  }
+}
+
 /* ---- Winograd F(2x2, 3x3) ---------------------------------------------------------------------
    3x3, stride 1, padding 1 convolutions: Y = A^T [ U (.) V ] A per 2x2 output tile, with
    U = G g G^T (16 values per filter and channel, transformed and packed like onnxc_pack_a by the
@@ -1680,9 +1709,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, in
 #define ONNXC_WINO_LD(n) ((n) % 512 == 0 ? (n) + 16 : (n))
 #define ONNXC_WBT(d0, d1, d2, d3, t0, t1, t2, t3) t0 = (d0) - (d2); t1 = (d1) + (d2); t2 = (d2) - (d1); t3 = (d1) - (d3);
 
-/* tile rows [r0, r1) of the plane (onnxc_wino23 takes them all; onnxc_wino23_par a share each) */
+/* tile rows [r0, r1) and output channels [m_lo, m_hi) (m_lo a multiple of 8) of the plane
+   (onnxc_wino23 takes them all; onnxc_wino_par a share of one or the other each) */
 ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const float *x, const float *U, float *y,
-                                              const onnxc_epi *e, float *scratch, int TB, int acc, int r0, int r1) {
+                                              const onnxc_epi *e, float *scratch, int TB, int acc, int r0, int r1,
+                                              int m_lo, int m_hi) {
   const int TX = (W + 1) / 2, T = TX * r1, Mp = (M + 7) / 8 * 8;
   /* V[xi] and O[xi] one cache line more than their size apart where that is a multiple of
      2 KiB (they would crowd two L1 sets); ONNXC_WINO_LD */
@@ -1770,10 +1801,18 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
       }
     }
     for (xi = 0; xi < 16; xi++)
-      onnxc_sgemm(M, tb, C, U + (long)xi * Mp * C, 8, V + xi * vs, TB, O + xi * os, TB,
-                  (const onnxc_epi *)0);
+      if (m_lo == 0 && m_hi == M)
+        onnxc_sgemm(M, tb, C, U + (long)xi * Mp * C, 8, V + xi * vs, TB, O + xi * os, TB, (const onnxc_epi *)0);
+      else { /* rows [m_lo, m_hi) of U[xi]: their panels of each k block */
+        int k0;
+        for (k0 = 0; k0 < C; k0 += ONNXC_KC) {
+          const int kc = C - k0 < ONNXC_KC ? C - k0 : ONNXC_KC;
+          onnxc_gemm_blk(m_hi - m_lo, tb, kc, U + (long)xi * Mp * C + (long)k0 * Mp + (long)m_lo * kc, 8L * kc,
+                         V + xi * vs + (long)k0 * TB, TB, O + xi * os + (long)m_lo * TB, TB, k0 > 0, (const onnxc_epi *)0);
+        }
+      }
     /* output transform and epilogue */
-    for (m = 0; m < M; m++) {
+    for (m = m_lo; m < m_hi; m++) {
       float *ym = y + (long)m * H * W;
       for (ty = ty0; ty < ty1; ty++) {
         int tx0;
@@ -1842,7 +1881,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
 
 ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const float *x, const float *U, float *y,
                                             const onnxc_epi *e, float *scratch, int TB, int acc) {
-  onnxc_wino23_r(M, C, H, W, x, U, y, e, scratch, TB, acc, 0, (H + 1) / 2);
+  onnxc_wino23_r(M, C, H, W, x, U, y, e, scratch, TB, acc, 0, (H + 1) / 2, 0, M);
 }
 
 /* ---- Winograd F(4x4, 3x3) ---------------------------------------------------------------------

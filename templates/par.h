@@ -1,7 +1,8 @@
 /* ---- par.h: kernels of gemm.h and conv.h cut into tasks (onnxc --threads N) ----------------
    Each wrapper splits its work into T parts along a dimension the kernel computes
    independently -- columns of a product (whole vectors of 16), strips of a GEMV (128 columns),
-   channels of a depthwise convolution (groups of 16), tile rows of a Winograd convolution -- and
+   channels of a depthwise convolution (groups of 16), tile rows of a Winograd convolution, output
+   rows or channels of an im2col convolution -- and
    runs the parts through
    onnxc_parallel_for (library onnxc_rt_threads).  Work under ONNXC_PAR_MIN multiply-adds runs
    on the calling thread: waking the pool costs more than it takes. */
@@ -160,10 +161,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d_par(int T, int CO, int mult, const flo
 }
 
 /* A Winograd convolution cut by tile rows -- part i takes rows [TY i / t, TY (i + 1) / t) -- or,
-   with bych (the compiler's choice: F(4x4,3x3) on planes of few tile rows per part), by output
-   channels (groups of 8): there each part streaming all of U (36 M C weights) for its few tiles
-   would gain nothing, so each reads its rows of U and transforms the whole input itself.  Blocks of at most TB tiles, each part in
-   its own scratch (scratch + i * onnxc_wino_part floats; the compiler plans T of them).  Not
+   with bych (the compiler's choice: planes of few tile rows per part), by output channels (groups
+   of 8): there each part streaming all of U (16 or 36 M C weights) for its few tiles would gain
+   nothing (ResNet-18's 7x7 F(2x2,3x3) layers took as long on two threads as on one), so each
+   reads its rows of U and transforms the whole input itself.  Blocks of at most TB tiles, each
+   part in its own scratch (scratch + i * onnxc_wino_part floats; the compiler plans T of them).  Not
    with a fused channel sum (the parts would add into it concurrently). */
 ONNXC_MAYBE_UNUSED static long onnxc_wino_part(int A, int M, int C, int TB, int MB) {
   const long n = (long)A * A * (ONNXC_WINO_LD((long)C * TB) + ONNXC_WINO_LD((long)(A == 6 ? MB : M) * TB));
@@ -182,14 +184,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_task(void *p, int i) {
   float *s = j->scratch + (long)i * onnxc_wino_part(j->A, j->M, j->C, j->TB, j->MB);
   if (j->bych) {
     const int n8 = (j->M + 7) / 8, m0 = 8 * (n8 * i / j->T), m1 = 8 * (n8 * (i + 1) / j->T);
-    if ((m1 < j->M ? m1 : j->M) > m0)
+    if ((m1 < j->M ? m1 : j->M) <= m0) return;
+    if (j->A == 6)
       onnxc_wino43_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->MB, j->acc, 0, j->TY, m0,
                      m1 < j->M ? m1 : j->M);
+    else onnxc_wino23_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->acc, 0, j->TY, m0, m1 < j->M ? m1 : j->M);
   } else {
     const int r0 = (int)((long)j->TY * i / j->T), r1 = (int)((long)j->TY * (i + 1) / j->T);
     if (r1 <= r0) return;
     if (j->A == 6) onnxc_wino43_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->MB, j->acc, r0, r1, 0, j->M);
-    else onnxc_wino23_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->acc, r0, r1);
+    else onnxc_wino23_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->acc, r0, r1, 0, j->M);
   }
 }
 
@@ -197,7 +201,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H,
                                               float *y, const onnxc_epi *e, float *scratch, int TB, int MB, int acc,
                                               int bych) {
   onnxc_wino_job j;
-  const int TY = (H + A - 3) / (A - 2), bc = A == 6 && bych;
+  const int TY = (H + A - 3) / (A - 2), bc = bych;
   const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bc ? (M + 7) / 8 : TY, 1, 4.0 * M * C * H * W);
   if (t <= 1) {
     if (A == 6) onnxc_wino43(M, C, H, W, x, U, y, e, scratch, TB, MB, acc);
@@ -212,6 +216,51 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H,
 #endif
 
 #ifdef ONNXC_HAVE_DW2D
+typedef struct onnxc_i2c_job {
+  int M, K, KB, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, ROWS, OW, TR, T, bych;
+  long part;
+  const float *x, *wp;
+  float *y, *col;
+  const onnxc_epi *e;
+} onnxc_i2c_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_i2c_task(void *p, int i) {
+  const onnxc_i2c_job *j = (const onnxc_i2c_job *)p;
+  const int n8 = (j->M + 7) / 8;
+  int r0 = 0, r1 = j->ROWS, m0 = 0, m1 = j->M;
+  if (j->bych) {
+    m0 = 8 * (n8 * i / j->T);
+    m1 = 8 * (n8 * (i + 1) / j->T);
+    if (m1 > j->M) m1 = j->M;
+  } else {
+    r0 = (int)((long)j->ROWS * i / j->T);
+    r1 = (int)((long)j->ROWS * (i + 1) / j->T);
+  }
+  if (r1 <= r0 || m1 <= m0) return;
+  onnxc_conv_i2c_r(j->M, j->K, j->KB, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW, j->ROWS, j->OW, j->x,
+                   j->wp, j->y, j->e, j->col + (long)i * j->part, j->TR, r0, r1, m0, m1);
+}
+
+/* The im2col convolution cut by output rows, or (bych: the weights outnumber the pixels; each
+   part streaming all of them would gain little) by output channels in groups of 8, each part
+   unfolding into its own tile, col + i part (the compiler plans T parts; TR fits each). */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_par(int T, int bych, int M, int K, int KB, int IH, int IW, int KH, int KW, int SH,
+                                                  int SW, int DH, int DW, int PH, int PW, int ROWS, int OW, const float *x,
+                                                  const float *wp, float *y, const onnxc_epi *e, float *col, long part, int TR) {
+  onnxc_i2c_job j;
+  /* (a quarter of the multiply-adds against the threshold: the unfolding is repeated per part,
+     and DS-CNN's 64x40x125 first layer took 5 us on one thread, 10 us in two parts) */
+  const int t = onnxc_par_tasks(T, bych ? (M + 7) / 8 : ROWS, 1, 0.25 * M * K * ROWS * OW);
+  if (t <= 1) {
+    onnxc_conv_i2c_r(M, K, KB, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, ROWS, OW, x, wp, y, e, col, TR, 0, ROWS, 0, M);
+    return;
+  }
+  j.M = M, j.K = K, j.KB = KB, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.DH = DH, j.DW = DW;
+  j.PH = PH, j.PW = PW, j.ROWS = ROWS, j.OW = OW, j.TR = TR, j.T = t, j.bych = bych, j.part = part;
+  j.x = x, j.wp = wp, j.y = y, j.col = col, j.e = e;
+  onnxc_parallel_for(t, onnxc_i2c_task, &j);
+}
+
 /* onnxc_conv_t cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t), its padded
    input rows in xp + i xpn (xpn floats), or with no scratch (xp NULL) in bands on its stack */
 typedef struct onnxc_ct_job {

@@ -6,7 +6,8 @@
    conv_same: 2-D and 1-D kernels up to 7x7, dilation 2, one and several k
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
    or Clip.  Winograd F(2x2,3x3) and F(4x4,3x3) (onnxc_wino23, onnxc_wino43, onnxc_wino_direct)
-   in blocks of tile rows and of output channels.  Max pooling (onnxc_maxpool2d).  The im2col unfolding (onnxc_im2col2d)
+   in blocks of tile rows and of output channels (F(2x2,3x3) also in the parts onnxc_wino_par's
+   tasks take).  The im2col convolution (onnxc_conv_i2c_r) in parts of rows or channels.  Max pooling (onnxc_maxpool2d).  The im2col unfolding (onnxc_im2col2d)
    element by element.  Prints one line per
    failure and exits non-zero on any. */
 #include <stdio.h>
@@ -143,6 +144,7 @@ static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
    matrix (as optimize.c does), then onnxc_wino23 (A = 4) / onnxc_wino43 (A = 6) in blocks of TB
    tiles (whole tile rows) and, for F(4x4), MB output channels per pass, or onnxc_wino_direct
    (TB = 0); acc: y holds the residual on entry.  Against a double 3x3 "same" convolution. */
+static int wino_parts; /* F(2x2,3x3) in three parts: 1 of the output channels, 2 of the tile rows */
 static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int act) {
   static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   static const double G4[6][3] = {{0.25, 0, 0}, {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -181,7 +183,17 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
   e.alpha = -0.3f;
   e.beta = 0.4f;
   if (!TB) onnxc_wino_direct(M, C, H, W, x, u, A, y, &e, acc);
-  else if (A == 4) onnxc_wino23(M, C, H, W, x, u, y, &e, sc, TB, acc);
+  else if (A == 4 && wino_parts) {
+    /* as onnxc_wino_par's tasks: three parts of the output channels (groups of 8), or of the
+       tile rows, one after another */
+    const int TY = (H + 1) / 2, n8 = (M + 7) / 8;
+    int p;
+    for (p = 0; p < 3; p++) {
+      const int m0 = 8 * (n8 * p / 3), m1 = 8 * (n8 * (p + 1) / 3) < M ? 8 * (n8 * (p + 1) / 3) : M;
+      if (wino_parts == 1 && m1 > m0) onnxc_wino23_r(M, C, H, W, x, u, y, &e, sc, TB, acc, 0, TY, m0, m1);
+      if (wino_parts == 2 && TY * (p + 1) / 3 > TY * p / 3) onnxc_wino23_r(M, C, H, W, x, u, y, &e, sc, TB, acc, TY * p / 3, TY * (p + 1) / 3, 0, M);
+    }
+  } else if (A == 4) onnxc_wino23(M, C, H, W, x, u, y, &e, sc, TB, acc);
   else onnxc_wino43(M, C, H, W, x, u, y, &e, sc, TB, MB, acc);
   for (m = 0; m < M; m++)
     for (oh = 0; oh < H; oh++)
@@ -201,13 +213,66 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
         if (act == ONNXC_ACT_RELU) s = s > 0 ? s : 0;
         if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
         if (!(fabs(g - s) <= 1e-5 * mag)) {
-          printf("FAIL wino A=%d M=%d C=%d %dx%d TB=%d MB=%d acc=%d at (%d,%d,%d): got %.9g, want %.9g\n", A, M, C, H, W, TB,
-                 MB, acc, m, oh, ow, g, s);
+          printf("FAIL wino A=%d M=%d C=%d %dx%d TB=%d MB=%d acc=%d parts=%d at (%d,%d,%d): got %.9g, want %.9g\n", A, M, C, H,
+                 W, TB, MB, acc, wino_parts, m, oh, ow, g, s);
           failures++;
           m = M, oh = H, ow = W;
         }
       }
   free(x), free(w), free(u), free(t), free(y), free(r), free(bias), free(sc);
+}
+
+/* onnxc_conv_i2c_r (the im2col convolution of a row and channel range) in three parts of the
+   output channels (groups of 8) or of the output rows, one after another, as onnxc_conv_i2c_par's
+   tasks run them: weights packed as onnxc_pack_a packs them, k blocks of KB, tiles of TR rows,
+   bias, residual, Relu; against a double convolution. */
+static void i2c(int M, int C, int IH, int IW, int KH, int KW, int S, int P, int KB, int TR, int bych) {
+  const int OH = (IH + 2 * P - KH) / S + 1, OW = (IW + 2 * P - KW) / S + 1, K = C * KH * KW, Mp = (M + 7) / 8 * 8;
+  const long OHW = (long)OH * OW;
+  float *x = calloc((size_t)C * IH * IW, sizeof(float)), *w = calloc((size_t)M * K, sizeof(float));
+  float *wp = calloc((size_t)Mp * K, sizeof(float)), *y = calloc((size_t)M * OHW, sizeof(float));
+  float *r = calloc((size_t)M * OHW, sizeof(float)), *bias = calloc((size_t)M, sizeof(float));
+  float *col = calloc((size_t)KB * TR * OW, sizeof(float));
+  onnxc_epi e = {0, 0, 0, 0, ONNXC_ACT_RELU, 0.0f, 0.0f, 0, 0, 0};
+  const int n8 = (M + 7) / 8;
+  int i, p, m, oh, ow, c, kh, kw;
+  for (i = 0; i < C * IH * IW; i++) x[i] = frand();
+  for (i = 0; i < M * K; i++) w[i] = frand();
+  for (i = 0; i < M * OHW; i++) r[i] = frand(), y[i] = 1e30f;
+  for (i = 0; i < M; i++) bias[i] = frand();
+  onnxc_pack_a(M, K, w, K, 1, wp);
+  e.bias = bias;
+  e.res = r;
+  e.ldr = OHW;
+  for (p = 0; p < 3; p++) {
+    const int m0 = 8 * (n8 * p / 3), m1 = 8 * (n8 * (p + 1) / 3) < M ? 8 * (n8 * (p + 1) / 3) : M;
+    const int r0 = OH * p / 3, r1 = OH * (p + 1) / 3;
+    if (bych && m1 > m0) onnxc_conv_i2c_r(M, K, KB, IH, IW, KH, KW, S, S, 1, 1, P, P, OH, OW, x, wp, y, &e, col, TR, 0, OH, m0, m1);
+    if (!bych && r1 > r0) onnxc_conv_i2c_r(M, K, KB, IH, IW, KH, KW, S, S, 1, 1, P, P, OH, OW, x, wp, y, &e, col, TR, r0, r1, 0, M);
+  }
+  for (m = 0; m < M; m++)
+    for (oh = 0; oh < OH; oh++)
+      for (ow = 0; ow < OW; ow++) {
+        double s = bias[m] + r[m * OHW + oh * OW + ow], mag = 1, g = y[m * OHW + oh * OW + ow];
+        for (c = 0; c < C; c++)
+          for (kh = 0; kh < KH; kh++)
+            for (kw = 0; kw < KW; kw++) {
+              const int ih = oh * S - P + kh, iw = ow * S - P + kw;
+              if (ih >= 0 && ih < IH && iw >= 0 && iw < IW) {
+                const double v = (double)w[(long)m * K + (c * KH + kh) * KW + kw] * x[((long)c * IH + ih) * IW + iw];
+                s += v;
+                mag += fabs(v);
+              }
+            }
+        s = s > 0 ? s : 0;
+        if (!(fabs(g - s) <= 1e-5 * mag)) {
+          printf("FAIL conv_i2c_r M=%d C=%d %dx%d K %dx%d s%d p%d KB=%d TR=%d bych=%d at (%d,%d,%d): got %.9g, want %.9g\n", M, C,
+                 IH, IW, KH, KW, S, P, KB, TR, bych, m, oh, ow, g, s);
+          failures++;
+          m = M, oh = OH, ow = OW;
+        }
+      }
+  free(x), free(w), free(wp), free(y), free(r), free(bias), free(col);
 }
 
 /* onnxc_maxpool2d against plain loops: windows clipped to the input (pads, ceil-mode extra
@@ -332,6 +397,14 @@ int main(void) {
         wino(A, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, A == 6 ? cs[a][0] : 0, a % 2, a % 3 ? ONNXC_ACT_RELU : ONNXC_ACT_CLIP);
         wino(A, cs[a][0], cs[a][1], cs[a][2], cs[a][3], 0, 0, a % 2 == 0, ONNXC_ACT_NONE);
         cases += 2;
+        if (A == 4 && cs[a][0] > 8) {
+          wino_parts = 1;
+          wino(4, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, 0, a % 2, ONNXC_ACT_RELU);
+          wino_parts = 2;
+          wino(4, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, 0, a % 2 == 0, ONNXC_ACT_CLIP);
+          wino_parts = 0;
+          cases += 2;
+        }
         if (A == 6 && cs[a][0] > 8) {
           wino(6, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, 8, a % 2 == 0, ONNXC_ACT_RELU);
           wino(6, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TX, 16, a % 2, ONNXC_ACT_NONE);
@@ -372,6 +445,21 @@ int main(void) {
       unfold(C, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], OH / 2, OH - OH / 2, K / 3, K - K / 3 - 1);
       cases += 2;
     }
+  }
+  /* im2col convolutions in parts: stride 2 3x3 and 1x1 (ResNet's downsampling), k in several
+     blocks and partial ones, tiles of fewer rows than a part, channels not a multiple of 8 */
+  {
+    static const int q[][9] = {/* M, C, IH, IW, KH, KW, S, P, TR */
+                               {64, 40, 14, 14, 3, 3, 2, 1, 7}, {52, 16, 9, 9, 3, 3, 2, 1, 2}, {24, 60, 8, 8, 1, 1, 2, 0, 4},
+                               {100, 7, 12, 10, 5, 5, 1, 2, 3}, {9, 20, 7, 7, 3, 3, 2, 1, 1}};
+    int a, bych;
+    for (a = 0; a < (int)(sizeof q / sizeof q[0]); a++)
+      for (bych = 0; bych < 2; bych++) {
+        const int K = q[a][1] * q[a][4] * q[a][5];
+        i2c(q[a][0], q[a][1], q[a][2], q[a][3], q[a][4], q[a][5], q[a][6], q[a][7], K < 128 ? K : 128, q[a][8], bych);
+        i2c(q[a][0], q[a][1], q[a][2], q[a][3], q[a][4], q[a][5], q[a][6], q[a][7], K < 32 ? K : 32, q[a][8], bych);
+        cases += 2;
+      }
   }
   printf("%d cases, %d failures\n", cases, failures);
   return failures != 0;
