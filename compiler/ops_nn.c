@@ -1261,7 +1261,7 @@ static void pool_emit(Emit *e, Node *n) {
   if (!e->par && kind == POOL_MAX && !want_idx && dt == DT_FLOAT && r == 2 && g.d[0] == 1 && g.d[1] == 1 && windows_nonempty(&g)) {
     emit_use_template(e, "gemm");
     emit_use_template(e, "conv");
-    ep(e, "onnxc_maxpool2d(%lld, X0, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0, %lld, %lld);", LL(NC), LL(g.in[0]),
+    ep(e, "%s%lld, X0, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0, %lld, %lld);", kcall(e, "onnxc_maxpool2d"), LL(NC), LL(g.in[0]),
        LL(g.in[1]), LL(g.k[0]), LL(g.k[1]), LL(g.s[0]), LL(g.s[1]), LL(g.pb[0]), LL(g.pb[1]), LL(g.out[0]), LL(g.out[1]));
     return;
   }

@@ -261,6 +261,35 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_par(int T, int bych, int M, int K,
   onnxc_parallel_for(t, onnxc_i2c_task, &j);
 }
 
+/* 2-D max pooling cut by channels (planes are independent; memory-bound, so the threshold is
+   taken on four times its comparisons, as for the depthwise convolutions) */
+typedef struct onnxc_mp_job {
+  int C, IH, IW, KH, KW, SH, SW, PH, PW, OH, OW, T;
+  const float *x;
+  float *y;
+} onnxc_mp_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_mp_task(void *p, int i) {
+  const onnxc_mp_job *j = (const onnxc_mp_job *)p;
+  const int c0 = (int)((long)j->C * i / j->T), c1 = (int)((long)j->C * (i + 1) / j->T);
+  if (c1 > c0)
+    onnxc_maxpool2d(c1 - c0, j->x + (long)c0 * j->IH * j->IW, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW,
+                    j->y + (long)c0 * j->OH * j->OW, j->OH, j->OW);
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d_par(int T, int C, const float *x, int IH, int IW, int KH, int KW, int SH,
+                                                   int SW, int PH, int PW, float *y, int OH, int OW) {
+  onnxc_mp_job j;
+  const int t = onnxc_par_tasks(T, C, 1, 4.0 * C * OH * OW * KH * KW);
+  if (t <= 1) {
+    onnxc_maxpool2d(C, x, IH, IW, KH, KW, SH, SW, PH, PW, y, OH, OW);
+    return;
+  }
+  j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.PH = PH, j.PW = PW, j.OH = OH, j.OW = OW;
+  j.T = t, j.x = x, j.y = y;
+  onnxc_parallel_for(t, onnxc_mp_task, &j);
+}
+
 /* onnxc_conv_t cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t), its padded
    input rows in xp + i xpn (xpn floats), or with no scratch (xp NULL) in bands on its stack */
 typedef struct onnxc_ct_job {
