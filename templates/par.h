@@ -226,19 +226,12 @@ typedef struct onnxc_i2c_job {
 
 ONNXC_MAYBE_UNUSED static void onnxc_i2c_task(void *p, int i) {
   const onnxc_i2c_job *j = (const onnxc_i2c_job *)p;
-  const int n8 = (j->M + 7) / 8;
-  int r0 = 0, r1 = j->ROWS, m0 = 0, m1 = j->M;
-  if (j->bych) {
-    m0 = 8 * (n8 * i / j->T);
-    m1 = 8 * (n8 * (i + 1) / j->T);
-    if (m1 > j->M) m1 = j->M;
-  } else {
-    r0 = (int)((long)j->ROWS * i / j->T);
-    r1 = (int)((long)j->ROWS * (i + 1) / j->T);
-  }
+  long r0 = 0, r1 = j->ROWS, m0 = 0, m1 = j->M;
+  if (j->bych) onnxc_par_range(j->M, j->T, i, 8, &m0, &m1);
+  else onnxc_par_range(j->ROWS, j->T, i, 1, &r0, &r1);
   if (r1 <= r0 || m1 <= m0) return;
   onnxc_conv_i2c_r(j->M, j->K, j->KB, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW, j->ROWS, j->OW, j->x,
-                   j->wp, j->y, j->e, j->col + (long)i * j->part, j->TR, r0, r1, m0, m1);
+                   j->wp, j->y, j->e, j->col + (long)i * j->part, j->TR, (int)r0, (int)r1, (int)m0, (int)m1);
 }
 
 /* The im2col convolution cut by output rows, or (bych: the weights outnumber the pixels; each
@@ -271,10 +264,11 @@ typedef struct onnxc_mp_job {
 
 ONNXC_MAYBE_UNUSED static void onnxc_mp_task(void *p, int i) {
   const onnxc_mp_job *j = (const onnxc_mp_job *)p;
-  const int c0 = (int)((long)j->C * i / j->T), c1 = (int)((long)j->C * (i + 1) / j->T);
+  long c0, c1;
+  onnxc_par_range(j->C, j->T, i, 1, &c0, &c1);
   if (c1 > c0)
-    onnxc_maxpool2d(c1 - c0, j->x + (long)c0 * j->IH * j->IW, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW,
-                    j->y + (long)c0 * j->OH * j->OW, j->OH, j->OW);
+    onnxc_maxpool2d((int)(c1 - c0), j->x + c0 * j->IH * j->IW, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW,
+                    j->y + c0 * j->OH * j->OW, j->OH, j->OW);
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d_par(int T, int C, const float *x, int IH, int IW, int KH, int KW, int SH,
