@@ -1682,12 +1682,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, in
   for (r0 = r_lo; r0 < r_hi; r0 += TR) {
     const int rn = r_hi - r0 < TR ? r_hi - r0 : TR, jn = rn * OW;
     onnxc_epi es = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
-    if (e) { /* the epilogue of this block: rows from m_lo, columns from r0 OW */
-      es = *e;
-      if (es.bias) es.bias += es.bias_cols ? (long)r0 * OW : m_lo;
-      if (es.res) es.res += (long)m_lo * es.ldr + (long)r0 * OW;
-      if (es.sum) es.sum += m_lo;
-    }
+    if (e) es = onnxc_epi_at(e, m_lo, (long)r0 * OW);
     for (kb = 0; kb < K; kb += KB) {
       const int kc = K - kb < KB ? K - kb : KB, b0 = kb / ONNXC_KC * ONNXC_KC, bl = K - b0 < ONNXC_KC ? K - b0 : ONNXC_KC;
       onnxc_im2col2d(x, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OW, r0, rn, kb, kc, col);
@@ -1803,14 +1798,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
     for (xi = 0; xi < 16; xi++)
       if (m_lo == 0 && m_hi == M)
         onnxc_sgemm(M, tb, C, U + (long)xi * Mp * C, 8, V + xi * vs, TB, O + xi * os, TB, (const onnxc_epi *)0);
-      else { /* rows [m_lo, m_hi) of U[xi]: their panels of each k block */
-        int k0;
-        for (k0 = 0; k0 < C; k0 += ONNXC_KC) {
-          const int kc = C - k0 < ONNXC_KC ? C - k0 : ONNXC_KC;
-          onnxc_gemm_blk(m_hi - m_lo, tb, kc, U + (long)xi * Mp * C + (long)k0 * Mp + (long)m_lo * kc, 8L * kc,
-                         V + xi * vs + (long)k0 * TB, TB, O + xi * os + (long)m_lo * TB, TB, k0 > 0, (const onnxc_epi *)0);
-        }
-      }
+      else /* rows [m_lo, m_hi) of U[xi] */
+        onnxc_sgemm_mrows(M, m_lo, m_hi, tb, C, U + (long)xi * Mp * C, V + xi * vs, TB, O + xi * os, TB, (const onnxc_epi *)0);
     /* output transform and epilogue */
     for (m = m_lo; m < m_hi; m++) {
       float *ym = y + (long)m * H * W;

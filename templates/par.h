@@ -10,14 +10,6 @@
 #define ONNXC_PAR_MIN 250000.0
 #endif
 
-/* The epilogue of the sub-block at rows m0.., columns n0.. of the whole product. */
-ONNXC_MAYBE_UNUSED static onnxc_epi onnxc_epi_at(const onnxc_epi *e, long m0, long n0) {
-  onnxc_epi r = *e;
-  if (r.bias) r.bias += r.bias_cols ? n0 : m0;
-  if (r.res) r.res += m0 * r.ldr + n0;
-  if (r.sum) r.sum += m0;
-  return r;
-}
 
 /* [*a, *b): part i of T of n items, in units of q */
 ONNXC_MAYBE_UNUSED static void onnxc_par_range(long n, int T, int i, long q, long *a, long *b) {
@@ -28,20 +20,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_par_range(long n, int T, int i, long q, lon
   if (*b > n) *b = n;
 }
 
-/* Rows [m0, m1) (m0 a multiple of 8) of C = epilogue(A B), A packed for M rows (onnxc_pack_a
-   layout), through the k-blocked strips of onnxc_gemm_blk. */
-ONNXC_MAYBE_UNUSED static void onnxc_sgemm_mrows(int M, int m0, int m1, int N, int K, const float *A, const float *B,
-                                                 long ldb, float *C, long ldc, const onnxc_epi *e) {
-  const long Mp = (M + 7) / 8 * 8;
-  onnxc_epi es = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
-  int k0;
-  if (e) es = onnxc_epi_at(e, m0, 0);
-  for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
-    const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;
-    onnxc_gemm_blk(m1 - m0, N, kc, A + (long)k0 * Mp + (long)m0 * kc, 8L * kc, B + (long)k0 * ldb, ldb, C + (long)m0 * ldc,
-                   ldc, k0 > 0, k0 + kc >= K && e ? &es : (const onnxc_epi *)0);
-  }
-}
 
 /* A product C = epilogue(A B) cut by columns; kind 0: onnxc_sgemm (A packed, lda), 1:
    onnxc_sgemm_a (A(m,k) = A[m*lda + k*cs]), 2: onnxc_sgemv_p (B in GEMV strips, a's stride lda);
