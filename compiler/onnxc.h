@@ -276,6 +276,7 @@ struct Ctx {
   int threads;            /* --threads N: big kernels as N tasks (templates/par.h), 0/1: none */
   int scratch_headroom;   /* --scratch-headroom: percent the arena may exceed the peak of live
                              tensors for kernel scratch */
+  int scratch_headroom1;  /* the same for one thread (--threads N: a task's share of it) */
   bool fold_declined;     /* set by a fold function that cannot fold this node after all */
   const char *weights_path; /* --weights FILE.bin: constants go to a file passed at run time */
   PtrVec custom_ops;      /* CustomOp*: the --custom-op / --custom-ops specs (ops_custom.c) */
@@ -878,6 +879,11 @@ void conv_shape(Ctx *ctx, const Node *n, ConvShape *cs);
    output rows.  NULL when the Convs do not have those forms.  The new node is appended to
    g->nodes and the three are marked dead. */
 Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj);
+/* ops_nn.c: a ConvPool node for the 2-D Conv conv whose output only the 2-D MaxPool pool reads
+   (templates/conv.h onnxc_conv_mp: the convolution in bands of rows that the pooling reads
+   while they are in cache), or NULL where the two do not have those forms.  The new node is
+   appended to g->nodes and the two are marked dead. */
+Node *conv_pool_fuse(Ctx *ctx, Graph *g, Node *conv, Node *pool);
 /* Whether DwBlock n ends with the depthwise output (no projection): optimize.c may give it a
    second output, the GlobalAveragePool of the first, that its kernels add up as they go. */
 bool dw_block_plain(const Node *n);

@@ -376,7 +376,10 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
       if (pr > rows) pr = rows;
       while (pr > 0 && cap >= 0 && wino_scratch_par(A, pr * TX, ci->Cg, MB, WT) > cap) pr--;
       if (pr > 0) {
-        rows = pr;
+        /* equal blocks of a part's rows (by channels: of all TY rows; 14x14 F(4x4,3x3): 2 + 2
+           tile rows, not 3 + 1 whose second block is a product of 4 columns) */
+        int64_t span = bych ? TY : (TY + WT - 1) / WT;
+        rows = (span + (span + pr - 1) / pr - 1) / ((span + pr - 1) / pr);
         ci->WT = WT;
         ci->wbych = bych;
       }
@@ -2308,6 +2311,136 @@ static void dropout_emit(Emit *e, Node *n) {
   ep(e, "}");
   ep(e, "}");
   ep(e, "}");
+}
+
+/* ---- ConvPool: a convolution and the max pooling that alone reads it ------------------------
+   optimize.c fuses a 2-D Conv (one group, no dilation, no residual addend, the im2col or
+   onnxc_conv_sc form) whose output only a 2-D MaxPool reads (no indices, no dilation, every
+   window over the input) into one node: templates/conv.h onnxc_conv_mp computes the convolution
+   in bands of rows into a scratch band that the pooling then reads, so the convolution's output
+   (ResNet-18's stem: 64 x 112 x 112 floats, 3.2 MB) never goes through memory.  Not an ONNX op
+   and not in the op table (like DwBlock).  Inputs: X0 the image, X1 the packed weight, X2 the
+   bias (or NULL); the Conv's fused activation stays on its (dead) node. */
+
+typedef struct ConvPool {
+  Node *conv, *pool; /* absorbed (dead) */
+} ConvPool;
+
+#define CONVPOOL_BAND (256 * 1024) /* target bytes of the band of convolution rows */
+
+/* The Conv's one-thread form without a scratch cap (the band takes the node's cap) and the
+   pooling's geometry. */
+static void convpool_info(Ctx *ctx, const Node *n, ConvInfo *ci, Geo *pg) {
+  const ConvPool *cp = n->priv;
+  const int threads = ctx->threads;
+  cp->conv->scratch_cap = -1;
+  ctx->threads = 1;
+  conv_info(ctx, cp->conv, ci);
+  ctx->threads = threads;
+  pool_info(ctx, cp->pool, pg, POOL_MAX);
+}
+
+typedef struct ConvPoolPlan {
+  int64_t T;       /* tasks (--threads): shares of the pooled rows */
+  int64_t conv_f;  /* floats of the convolution's scratch (im2col tile or onnxc_conv_sc band) */
+  int64_t CR;      /* convolution rows per band */
+  int64_t part;    /* floats of one task's scratch: conv_f, then the band (64-byte multiples) */
+} ConvPoolPlan;
+
+static void convpool_plan(Ctx *ctx, const Node *n, const ConvInfo *ci, const Geo *pg, ConvPoolPlan *pl) {
+  const int64_t OW = ci->g.out[1], POH = pg->out[0], row = ci->M * OW * 4, cap = n->scratch_cap;
+  pl->T = ctx->threads > 1 && POH >= 4 * ctx->threads ? ctx->threads : 1;
+  pl->conv_f = (ci->KB * ci->TR * OW + 15) / 16 * 16;
+  int64_t lim = CONVPOOL_BAND;
+  if (cap >= 0 && cap / pl->T - pl->conv_f * 4 < lim) lim = cap / pl->T - pl->conv_f * 4;
+  int64_t share = (POH + pl->T - 1) / pl->T, PB = (lim / row - pg->k[0]) / pg->s[0] + 1;
+  if (PB < 1) PB = 1;
+  if (PB > share) PB = share;
+  int64_t bands = (share + PB - 1) / PB; /* equal bands */
+  PB = (share + bands - 1) / bands;
+  pl->CR = (PB - 1) * pg->s[0] + pg->k[0];
+  if (pl->CR > ci->g.out[0]) pl->CR = ci->g.out[0];
+  pl->part = pl->conv_f + (ci->M * pl->CR * OW + 15) / 16 * 16;
+}
+
+static int64_t convpool_scratch(Ctx *ctx, Node *n) {
+  ConvInfo ci;
+  Geo pg;
+  ConvPoolPlan pl;
+  convpool_info(ctx, n, &ci, &pg);
+  convpool_plan(ctx, n, &ci, &pg, &pl);
+  return pl.T * pl.part * 4;
+}
+
+static void convpool_infer(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const ConvPool *cp = n->priv;
+  const Value *y = cp->pool->outputs[0];
+  value_set_shape(n->outputs[0], y->dtype, y->rank, y->dims);
+}
+
+static void convpool_emit(Emit *e, Node *n) {
+  const ConvPool *cp = n->priv;
+  ConvInfo ci;
+  Geo pg;
+  ConvPoolPlan pl;
+  convpool_info(e->ctx, n, &ci, &pg);
+  convpool_plan(e->ctx, n, &ci, &pg, &pl);
+  set_it(n, 0);
+  emit_use_template(e, "gemm");
+  emit_use_template(e, "conv");
+  const Geo *g = &ci.g;
+  const int64_t POHW = pg.out[0] * pg.out[1];
+  loop(e, "nb", ci.N);
+  ep(e, "const onnxc_epi ep = %s;", epi_init(e, cp->conv, node_in(n, 2) ? "X2" : NULL, false, NULL, ci.OHW));
+  const char *args = fmt(e, "%d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, X0 + nb * %lld, X1, &ep, (float *)W, %lld, %lld, %lld, "
+                         "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, Y0 + nb * %lld",
+                         ci.sc ? 1 : 0, LL(ci.M), LL(ci.C), LL(g->in[0]), LL(g->in[1]), LL(g->k[0]), LL(g->k[1]), LL(g->s[0]),
+                         LL(g->s[1]), LL(g->pb[0]), LL(g->pb[1]), LL(g->out[0]), LL(g->out[1]), LL(ci.C * ci.IHW),
+                         LL(ci.sc ? ci.scR : 0), LL(ci.KB), LL(ci.TR), LL(pg.k[0]), LL(pg.k[1]), LL(pg.s[0]), LL(pg.s[1]),
+                         LL(pg.pb[0]), LL(pg.pb[1]), LL(pg.out[0]), LL(pg.out[1]), LL(ci.M * POHW));
+  if (pl.T > 1) {
+    emit_use_template(e, "par");
+    ep(e, "onnxc_conv_mp_par(%lld, %s, %lld, %lld, %lld);", LL(pl.T), args, LL(pl.CR), LL(pl.conv_f), LL(pl.part));
+  } else {
+    ep(e, "onnxc_conv_mp(%s, (float *)W + %lld, %lld, 0, %lld);", args, LL(pl.conv_f), LL(pl.CR), LL(pg.out[0]));
+  }
+  ep(e, "}");
+}
+
+static const OpDef convpool_row = {"ConvPool", "onnxc", 1, ONNXC_MAX_OPSET, 0, convpool_infer, NULL, convpool_emit,
+                                   convpool_scratch, "float", NULL};
+
+Node *conv_pool_fuse(Ctx *ctx, Graph *g, Node *conv, Node *pool) {
+  ConvInfo ci;
+  Geo pg;
+  if (conv->dead || pool->dead || conv->fuse_add || conv->fuse_scale || !conv->orig_w || conv->w_layout != W_PANELS) return NULL;
+  if (conv->n_outputs != 1 || conv->inputs[0]->rank != 4 || conv->inputs[0]->dtype != DT_FLOAT) return NULL;
+  if (pool->n_outputs > 1 && pool->outputs[1]) return NULL; /* indices */
+  if (pool->inputs[0] != conv->outputs[0] || pool->outputs[0]->dtype != DT_FLOAT) return NULL;
+  const int64_t cap = conv->scratch_cap;
+  conv->scratch_cap = -1;
+  conv_info(ctx, conv, &ci);
+  conv->scratch_cap = cap;
+  pool_info(ctx, pool, &pg, POOL_MAX);
+  if (!ci.fast || ci.direct || ci.same || ci.dw || ci.wino || ci.convt || ci.pointwise || ci.G != 1 || ci.g.r != 2) return NULL;
+  if (ci.g.d[0] != 1 || ci.g.d[1] != 1 || pg.r != 2 || pg.d[0] != 1 || pg.d[1] != 1 || !windows_nonempty(&pg)) return NULL;
+  ConvPool *cp = arena_alloc(&ctx->arena, sizeof *cp);
+  cp->conv = conv;
+  cp->pool = pool;
+  Node *f = graph_new_node(ctx, g, "ConvPool", arena_printf(&ctx->arena, "%s_pool", conv->name), 3, 1);
+  f->domain = "onnxc";
+  f->opset = 1;
+  f->def = &convpool_row;
+  f->priv = cp;
+  f->inputs[0] = conv->inputs[0];
+  f->inputs[1] = conv->inputs[1];
+  f->inputs[2] = node_in(conv, 2);
+  f->n_explicit = 3;
+  f->outputs[0] = pool->outputs[0];
+  f->outputs[0]->producer = f;
+  conv->dead = pool->dead = true;
+  return f;
 }
 
 /* ---- rows ---------------------------------------------------------------------------------- */

@@ -428,7 +428,9 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
     int A = 4 * 36 * t4 <= 3 * 16 * t2 && t4 >= 16 ? 6 : 4;
     /* its transforms need room: blocks of >= 16 tiles for >= 64 filters (fewer is slower than
        F(2x2,3x3)) within the scratch headroom over a lower bound of the tensors' peak */
-    if (A == 6 && 36 * tb * (Cg + mb) * 4 > peak_est / 100 * ctx->scratch_headroom) A = 4;
+    /* (one thread's headroom: --threads changes how the work is split, not the transform --
+       MLPerf ResNet-8's 32 x 32 layers with a residual took longer as F(4x4,3x3)) */
+    if (A == 6 && 36 * tb * (Cg + mb) * 4 > peak_est / 100 * ctx->scratch_headroom1) A = 4;
     const double(*Gm)[3] = A == 6 ? G4 : G2;
     int64_t total = G * A * A * Mp * Cg;
     Value *pw = new_const(ctx, g, "winograd_w", 1, &total);
@@ -715,6 +717,7 @@ static bool pad_to_identity(Ctx *ctx, Node *n) {
 }
 
 static void fuse_dw_blocks(Ctx *ctx, Graph *g);
+static void fuse_conv_pools(Ctx *ctx, Graph *g);
 
 /* An AveragePool whose window is the whole unpadded plane (DS-CNN's classifier pool) is a
    GlobalAveragePool, whose kernel sums in vector lanes instead of one scalar chain. */
@@ -791,6 +794,7 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     for (int i = 0; i < g->nodes.n; i++) scaled |= fuse_channel_scale(ctx, g, g->nodes.v[i]);
     if (scaled) eliminate_dead(ctx, g);
     fuse_dw_blocks(ctx, g);
+    fuse_conv_pools(ctx, g);
     bool pooled = false;
     for (int i = 0; i < g->nodes.n; i++) pooled |= fuse_plane_means(ctx, g->nodes.v[i]);
     if (pooled) eliminate_dead(ctx, g);
@@ -820,6 +824,37 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     Node *f = dw_block_fuse(ctx, g, ex, dw, pj);
     if (!f) continue;
     g->nodes.v[i] = f; /* the block takes the depthwise Conv's place; f was appended too */
+    g->nodes.n--;
+    any = true;
+  }
+  if (!any) return;
+  int w = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (!n->dead) g->nodes.v[w++] = n;
+  }
+  g->nodes.n = w;
+  recount(g);
+  topo_sort(ctx, g);
+  eliminate_dead(ctx, g);
+}
+
+/* A Conv whose output only a MaxPool reads (the stems of ResNet-18, SqueezeNet, ShuffleNetV2)
+   becomes one ConvPool node (ops_nn.c): the convolution in bands of rows that the pooling reads
+   while they are in cache, instead of its whole output through memory. */
+static void fuse_conv_pools(Ctx *ctx, Graph *g) {
+  int nn = g->nodes.n;
+  bool any = false;
+  recount(g);
+  for (int i = 0; i < nn; i++) {
+    Node *pool = g->nodes.v[i];
+    if (!is_op(pool, "MaxPool") || !pool->inputs[0]) continue;
+    Value *t = pool->inputs[0];
+    Node *conv = t->producer;
+    if (!is_op(conv, "Conv") || t->is_output || t->n_consumers != 1) continue;
+    Node *f = conv_pool_fuse(ctx, g, conv, pool);
+    if (!f) continue;
+    g->nodes.v[i] = f; /* the fused node takes the pool's place; f was appended too */
     g->nodes.n--;
     any = true;
   }

@@ -344,7 +344,10 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->no_alias = opt->no_alias;
   ctx->canary = opt->canary;
   ctx->threads = opt->threads;
-  ctx->scratch_headroom = opt->scratch_headroom_set ? opt->scratch_headroom : 25;
+  /* --threads N (host builds): N tasks, each with its own scratch, 50% per thread by default
+     (ResNet-18 on two threads: Winograd blocks of whole 14x14 planes per task) */
+  ctx->scratch_headroom = opt->scratch_headroom_set ? opt->scratch_headroom : opt->threads > 1 ? 50 * opt->threads : 25;
+  ctx->scratch_headroom1 = opt->scratch_headroom_set ? opt->scratch_headroom : 25;
   ctx->weights_path = opt->weights;
   ctx->string_bytes = opt->string_bytes_set ? opt->string_bytes : -1;
   ctx->image_h = opt->image_h;

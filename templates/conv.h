@@ -1509,14 +1509,17 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
 }
 
 #if defined(ONNXC_AVX512)
-/* output rows [ohb, ohe) (onnxc_conv_sc: all; onnxc_conv_sc_par: a share each, a band buffer each) */
-ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
-                                               int OH, int OW, const float *x, const float *wp, float *y,
-                                               const onnxc_epi *e, float *buf, int R, int ohb, int ohe) {
+/* output rows [ohb, ohe) (onnxc_conv_sc: all; onnxc_conv_sc_par: a share each, a band buffer
+   each; onnxc_conv_mp: a band at a time) into y, whose channel planes are OHW floats apart and
+   whose first row is output row yr0 */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
+                                                int OH, int OW, const float *x, const float *wp, float *y, long OHW,
+                                                int yr0, const onnxc_epi *e, float *buf, int R, int ohb, int ohe) {
   const int K = C * KH * KW, Mp = (M + 7) / 8 * 8, Wp = onnxc_conv_sc_wp(OW, KW, S, PW), L = (PW + S - 1) / S;
-  const long OHW = (long)OH * OW, rs = (long)C * S * Wp; /* floats per buffered input row */
+  const long rs = (long)C * S * Wp; /* floats per buffered input row */
   int xo[ONNXC_SCMAX], wo[ONNXC_SCMAX], wk[ONNXC_SCMAX];
   int t, oh0, oh, m0, ow0;
+  (void)OH;
   for (t = 0; t < K; t++) {
     const int c = t / (KH * KW), kh = t / KW % KH, kw = t % KW, d = kw - PW;
     const int q = d >= 0 ? d / S : -((-d + S - 1) / S), p = d - q * S;
@@ -1572,7 +1575,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int
         const int nrow = oh0 + rn - oh < 3 ? oh0 + rn - oh : 3;
         for (m0 = 0; m0 < M; m0 += 8) {
           const int mr = M - m0 < 8 ? M - m0 : 8;
-          float *yr = y + (long)m0 * OHW + (long)oh * OW;
+          float *yr = y + (long)m0 * OHW + (long)(oh - yr0) * OW;
           if (nrow == 3) onnxc_conv_sc_strip(3, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
           else if (nrow == 2) onnxc_conv_sc_strip(2, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
           else onnxc_conv_sc_strip(1, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
@@ -1584,7 +1587,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int
       const float *xb = buf + (long)(oh - oh0) * S * rs;
       for (m0 = 0; m0 < M; m0 += 8) {
         const int mr = M - m0 < 8 ? M - m0 : 8;
-        float *yr = y + (long)m0 * OHW + (long)oh * OW;
+        float *yr = y + (long)m0 * OHW + (long)(oh - yr0) * OW;
         /* the row's vectors in strips of 3 or fewer, as even as they go (7: 3 + 2 + 2) */
         const int nv = (OW + 15) / 16, nst = (nv + 2) / 3;
         int st;
@@ -1600,10 +1603,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int
   }
 }
 
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_r(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
+                                               int OH, int OW, const float *x, const float *wp, float *y,
+                                               const onnxc_epi *e, float *buf, int R, int ohb, int ohe) {
+  onnxc_conv_sc_rb(M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, x, wp, y, (long)OH * OW, 0, e, buf, R, ohb, ohe);
+}
+
 ONNXC_MAYBE_UNUSED static void onnxc_conv_sc(int M, int C, int IH, int IW, int KH, int KW, int S, int PH, int PW,
                                              int OH, int OW, const float *x, const float *wp, float *y,
                                              const onnxc_epi *e, float *buf, int R) {
-  onnxc_conv_sc_r(M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, x, wp, y, e, buf, R, 0, OH);
+  onnxc_conv_sc_rb(M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, x, wp, y, (long)OH * OW, 0, e, buf, R, 0, OH);
 }
 #endif
 
@@ -1673,11 +1682,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_im2col2d(const float *x, int IH, int IW, in
    unfolded into col (KB TR OW floats), each multiplied into the output by onnxc_gemm_blk (the
    first block writes, later ones add, the last runs the epilogue) -- the loop the compiler
    emits for one thread (ops_nn.c conv_emit_fast), in parts for onnxc_conv_i2c_par (par.h).  wp: the weights packed for onnxc_sgemm. */
-ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
-                                                int DW, int PH, int PW, int ROWS, int OW, const float *x, const float *wp,
-                                                float *y, const onnxc_epi *e, float *col, int TR, int r_lo, int r_hi, int m_lo,
-                                                int m_hi) {
-  const long Mp = (M + 7) / 8 * 8, OHW = (long)ROWS * OW;
+ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_rb(int M, int K, int KB, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
+                                                 int DW, int PH, int PW, int OW, const float *x, const float *wp, float *y,
+                                                 long OHW, int yr0, const onnxc_epi *e, float *col, int TR, int r_lo, int r_hi,
+                                                 int m_lo, int m_hi) {
+  const long Mp = (M + 7) / 8 * 8;
   int r0, kb;
   for (r0 = r_lo; r0 < r_hi; r0 += TR) {
     const int rn = r_hi - r0 < TR ? r_hi - r0 : TR, jn = rn * OW;
@@ -1687,9 +1696,18 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, in
       const int kc = K - kb < KB ? K - kb : KB, b0 = kb / ONNXC_KC * ONNXC_KC, bl = K - b0 < ONNXC_KC ? K - b0 : ONNXC_KC;
       onnxc_im2col2d(x, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OW, r0, rn, kb, kc, col);
       onnxc_gemm_blk(m_hi - m_lo, jn, kc, wp + (long)b0 * Mp + (long)(kb - b0) * 8 + (long)m_lo * bl, 8L * bl, col, jn,
-                     y + (long)m_lo * OHW + (long)r0 * OW, OHW, kb > 0, kb + kc >= K && e ? &es : (const onnxc_epi *)0);
+                     y + (long)m_lo * OHW + (long)(r0 - yr0) * OW, OHW, kb > 0, kb + kc >= K && e ? &es : (const onnxc_epi *)0);
     }
   }
+}
+
+/* the same into whole planes of ROWS rows */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
+                                                int DW, int PH, int PW, int ROWS, int OW, const float *x, const float *wp,
+                                                float *y, const onnxc_epi *e, float *col, int TR, int r_lo, int r_hi, int m_lo,
+                                                int m_hi) {
+  onnxc_conv_i2c_rb(M, K, KB, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OW, x, wp, y, (long)ROWS * OW, 0, e, col, TR, r_lo, r_hi,
+                    m_lo, m_hi);
 }
 
 /* ---- Winograd F(2x2, 3x3) ---------------------------------------------------------------------
@@ -2216,9 +2234,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_direct(int M, int C, int H, int W, con
 
 /* 2-D max pooling of C planes (every window holds an input element): rows of 16 outputs, for
    each kernel row and column one load (stride 2: two loads and an even-lane compress) with the
-   columns outside the input masked to -inf. */
-ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, int IW, int KH, int KW, int SH, int SW,
-                                               int PH, int PW, float *y, int OH, int OW) {
+   columns outside the input masked to -inf.  Output rows [oh0, oh1) of planes OH * OW apart,
+   from input planes xs floats apart that hold the input rows from xr0 on (onnxc_conv_mp: a band
+   of rows; onnxc_maxpool2d: whole planes). */
+ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d_rb(int C, const float *x, long xs, int xr0, int IH, int IW, int KH, int KW,
+                                                  int SH, int SW, int PH, int PW, float *y, int OH, int OW, int oh0, int oh1) {
   int c, oh, ow0, kh, kw;
 #if defined(ONNXC_AVX512)
   if (SW <= 2 && PW + IW + 64 <= ONNXC_MP_ROW && SW * OW + KW + 48 <= ONNXC_MP_ROW && PW < KW) {
@@ -2233,16 +2253,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
     for (i = 0; i < PW; i++) vr[i] = -INFINITY;
     for (i = PW + IW; i < tail; i++) vr[i] = -INFINITY;
     for (c = 0; c < C; c++) {
-      const float *xc = x + (long)c * IH * IW;
+      const float *xc = x + (long)c * xs;
       float *yc = y + (long)c * OH * OW;
-      for (oh = 0; oh < OH; oh++) {
+      for (oh = oh0; oh < oh1; oh++) {
         const int ih0 = oh * SH - PH, h0 = ih0 < 0 ? 0 : ih0, h1 = ih0 + KH < IH ? ih0 + KH : IH;
         int v;
         for (v = 0; v < vn; v++) {
           const __mmask16 km = ONNXC_MASK16(IW - 16 * v);
           __m512 mx = ninf;
           int ih;
-          for (ih = h0; ih < h1; ih++) mx = _mm512_max_ps(mx, _mm512_maskz_loadu_ps(km, xc + (long)ih * IW + 16 * v));
+          for (ih = h0; ih < h1; ih++) mx = _mm512_max_ps(mx, _mm512_maskz_loadu_ps(km, xc + (long)(ih - xr0) * IW + 16 * v));
           _mm512_mask_storeu_ps(vr + PW + 16 * v, km, mx);
         }
         for (ow0 = 0; ow0 < OW; ow0 += 16) {
@@ -2262,9 +2282,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (c = 0; c < C; c++) {
-      const float *xc = x + (long)c * IH * IW;
+      const float *xc = x + (long)c * xs;
       float *yc = y + (long)c * OH * OW;
-      for (oh = 0; oh < OH; oh++)
+      for (oh = oh0; oh < oh1; oh++)
         for (ow0 = 0; ow0 < OW; ow0 += 16) {
           const int nout = OW - ow0 < 16 ? OW - ow0 : 16;
           __m512 mx = ninf;
@@ -2272,7 +2292,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
             const int ih = oh * SH + kh - PH;
             const float *r;
             if (ih < 0 || ih >= IH) continue;
-            r = xc + (long)ih * IW;
+            r = xc + (long)(ih - xr0) * IW;
             for (kw = 0; kw < KW; kw++) {
               const int c0 = ow0 * SW + kw - PW; /* input column of lane 0 */
               const int span = (nout - 1) * SW + 1, lo = c0 < 0 ? -c0 : 0, hi = IW - c0 < span ? IW - c0 : span;
@@ -2295,9 +2315,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
   }
 #endif
   for (c = 0; c < C; c++) {
-    const float *xc = x + (long)c * IH * IW;
+    const float *xc = x + (long)c * xs;
     float *yc = y + (long)c * OH * OW;
-    for (oh = 0; oh < OH; oh++)
+    for (oh = oh0; oh < oh1; oh++)
       for (ow0 = 0; ow0 < OW; ow0++) {
         float mx = -INFINITY;
         for (kh = 0; kh < KH; kh++) {
@@ -2305,10 +2325,59 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
           if (ih < 0 || ih >= IH) continue;
           for (kw = 0; kw < KW; kw++) {
             const int iw = ow0 * SW + kw - PW;
-            if (iw >= 0 && iw < IW && xc[(long)ih * IW + iw] > mx) mx = xc[(long)ih * IW + iw];
+            if (iw >= 0 && iw < IW && xc[(long)(ih - xr0) * IW + iw] > mx) mx = xc[(long)(ih - xr0) * IW + iw];
           }
         }
         yc[(long)oh * OW + ow0] = mx;
       }
+  }
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, int IW, int KH, int KW, int SH, int SW,
+                                               int PH, int PW, float *y, int OH, int OW) {
+  onnxc_maxpool2d_rb(C, x, (long)IH * IW, 0, IH, IW, KH, KW, SH, SW, PH, PW, y, OH, OW, 0, OH);
+}
+
+/* A 2-D convolution (one group, no dilation) whose output only a 2-D max pooling reads (the
+   stems of ResNet-18, SqueezeNet and ShuffleNetV2: a stride-2 convolution of the 3 image
+   channels, then a 3x3 stride-2 pool), in bands of pooled rows: per band, the convolution rows
+   its windows read go into cb (M planes of CR rows of OW floats), then the pooled rows into y.
+   Run one after the other, the two write and read the convolution's whole output (64 x 112 x
+   112 floats on ResNet-18, 3.2 MB: more than the L2 cache); here a band of it stays in cache.
+   The rows consecutive bands share (3x3 stride 2: one) move to the top of cb instead of being
+   computed again.  The convolution is onnxc_conv_sc (sc, AVX-512 targets: its band buffer in
+   buf, bands of R rows) or the im2col tiles of KB x TR (in buf), with the epilogue e: every
+   sum and maximum is taken as in the unfused kernels.  Pooled rows [pb, pe) of POH (the whole
+   output, or one task's share under --threads). */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_mp(int sc, int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int PH,
+                                             int PW, int OH, int OW, const float *x, const float *wp, const onnxc_epi *e,
+                                             float *buf, int R, int KB, int TR, int PKH, int PKW, int PSH, int PSW, int PPH,
+                                             int PPW, int POH, int POW, float *y, float *cb, int CR, int pb, int pe) {
+  const long cs = (long)CR * OW;
+  const int PB = (CR - PKH) / PSH + 1; /* pooled rows per band */
+  int have0 = 0, have1 = 0, p0, m;
+  (void)sc;
+  (void)R;
+  for (p0 = pb; p0 < pe; p0 += PB) {
+    const int p1 = pe - p0 < PB ? pe : p0 + PB;
+    int n0 = p0 * PSH - PPH, n1 = (p1 - 1) * PSH - PPH + PKH;
+    if (n0 < 0) n0 = 0;
+    if (n1 > OH) n1 = OH;
+    if (have0 < n0 && n0 < have1) /* the shared rows [n0, have1) to the top */
+      for (m = 0; m < M; m++)
+        memmove(cb + m * cs, cb + m * cs + (long)(n0 - have0) * OW, sizeof(float) * (size_t)(have1 - n0) * (size_t)OW);
+    else if (have0 != n0)
+      have1 = n0;
+    have0 = n0;
+    if (n1 > have1) {
+#if defined(ONNXC_AVX512)
+      if (sc) onnxc_conv_sc_rb(M, C, IH, IW, KH, KW, SH, PH, PW, OH, OW, x, wp, cb, cs, have0, e, buf, R, have1, n1);
+      else
+#endif
+        onnxc_conv_i2c_rb(M, C * KH * KW, KB, IH, IW, KH, KW, SH, SW, 1, 1, PH, PW, OW, x, wp, cb, cs, have0, e, buf, TR, have1,
+                          n1, 0, M);
+      have1 = n1;
+    }
+    onnxc_maxpool2d_rb(M, cb, cs, have0, OH, OW, PKH, PKW, PSH, PSW, PPH, PPW, y, POH, POW, p0, p1);
   }
 }

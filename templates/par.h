@@ -180,7 +180,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H,
                                               int bych) {
   onnxc_wino_job j;
   const int TY = (H + A - 3) / (A - 2), bc = bych;
-  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bc ? (M + 7) / 8 : TY, 1, 4.0 * M * C * H * W);
+  /* (a quarter of M C H W against the threshold: MLPerf ResNet-8's 262144 -- 16 x 16 channels on
+     32 x 32, 32 x 32 on 16 x 16 -- ran slower in two parts than on one thread) */
+  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bc ? (M + 7) / 8 : TY, 1, 0.25 * M * C * H * W);
   if (t <= 1) {
     if (A == 6) onnxc_wino43(M, C, H, W, x, U, y, e, scratch, TB, MB, acc);
     else onnxc_wino23(M, C, H, W, x, U, y, e, scratch, TB, acc);
@@ -363,5 +365,41 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_par(int T, int M, int C, int IH, in
   j.M = M, j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.S = S, j.PH = PH, j.PW = PW, j.OH = OH, j.OW = OW;
   j.R = R, j.T = t, j.bf = bf, j.x = x, j.wp = wp, j.y = y, j.buf = buf, j.e = e;
   onnxc_parallel_for(t, onnxc_sc_task, &j);
+}
+#endif
+
+#if defined(ONNXC_HAVE_DW2D)
+/* onnxc_conv_mp cut by pooled rows: part i takes rows [POH i / T, POH (i + 1) / T), its
+   convolution scratch at buf + i part floats and its band of CR rows conv_f floats further. */
+typedef struct onnxc_cmp_job {
+  int sc, M, C, IH, IW, KH, KW, SH, SW, PH, PW, OH, OW, R, KB, TR, PKH, PKW, PSH, PSW, PPH, PPW, POH, POW, CR, T;
+  long conv_f, part;
+  const float *x, *wp;
+  const onnxc_epi *e;
+  float *buf, *y;
+} onnxc_cmp_job;
+
+ONNXC_MAYBE_UNUSED static void onnxc_cmp_task(void *p, int i) {
+  const onnxc_cmp_job *j = (const onnxc_cmp_job *)p;
+  long p0, p1;
+  float *s = j->buf + (long)i * j->part;
+  onnxc_par_range(j->POH, j->T, i, 1, &p0, &p1);
+  if (p1 > p0)
+    onnxc_conv_mp(j->sc, j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW, j->OH, j->OW, j->x, j->wp, j->e, s,
+                  j->R, j->KB, j->TR, j->PKH, j->PKW, j->PSH, j->PSW, j->PPH, j->PPW, j->POH, j->POW, j->y, s + j->conv_f, j->CR,
+                  (int)p0, (int)p1);
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_mp_par(int T, int sc, int M, int C, int IH, int IW, int KH, int KW, int SH, int SW,
+                                                 int PH, int PW, int OH, int OW, const float *x, const float *wp,
+                                                 const onnxc_epi *e, float *buf, int R, int KB, int TR, int PKH, int PKW,
+                                                 int PSH, int PSW, int PPH, int PPW, int POH, int POW, float *y, int CR,
+                                                 long conv_f, long part) {
+  onnxc_cmp_job j;
+  j.sc = sc, j.M = M, j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.PH = PH, j.PW = PW;
+  j.OH = OH, j.OW = OW, j.R = R, j.KB = KB, j.TR = TR, j.PKH = PKH, j.PKW = PKW, j.PSH = PSH, j.PSW = PSW, j.PPH = PPH;
+  j.PPW = PPW, j.POH = POH, j.POW = POW, j.CR = CR, j.T = T, j.conv_f = conv_f, j.part = part, j.x = x, j.wp = wp, j.e = e;
+  j.buf = buf, j.y = y;
+  onnxc_parallel_for(T, onnxc_cmp_task, &j);
 }
 #endif

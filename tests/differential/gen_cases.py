@@ -444,6 +444,38 @@ def g_stem(c):
     return dt
 
 
+@family("convpool")
+def g_convpool(c):
+    """A convolution whose output only a MaxPool reads (the stems of ResNet-18, SqueezeNet,
+    ShuffleNetV2): onnxc fuses the two (ConvPool: the convolution in bands of rows the pooling
+    reads, by onnxc_conv_sc on AVX-512 or im2col tiles), with a fused activation, ceil mode and
+    pads, under scratch caps."""
+    c.opset = c.choice([14, 14, 22])
+    dt = F32
+    y, g = add_conv(c, dt, c.choice(["stem", "stem", "im2col"]), p_wconst=1.0)
+    desc = ""
+    if c.chance(0.7):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        desc += " +" + act
+    oh, ow = g["out"]
+    k = [c.choice([2, 3, 3]), c.choice([2, 3, 3])]
+    s = [c.choice([1, 2, 2]), c.choice([1, 2, 2])]
+    pads = [c.randint(0, (k[i % 2] - 1) // 2) for i in range(4)]
+    ceil_mode = 1 if c.chance(0.4) else 0
+    if oh + pads[0] + pads[2] < k[0] or ow + pads[1] + pads[3] < k[1]:
+        raise Skip()
+    attrs = dict(kernel_shape=k, strides=s, pads=pads)
+    if ceil_mode:
+        attrs["ceil_mode"] = 1
+    y = c.node("MaxPool", [y], **attrs)
+    desc += f" +MaxPool {attrs}"
+    c.note(desc)
+    c.flags = "--scratch-headroom " + str(c.choice([1000, 25, 25, 0]))
+    c.output(y)
+    return dt
+
+
 @family("pointwise_wide")
 def g_pointwise_wide(c):
     """1x1 convolutions with more output channels than pixels (classifier heads, the late

@@ -7,7 +7,7 @@
    blocks, filter counts around the 8-row panels.  Epilogues: bias per channel, residual, Relu
    or Clip.  Winograd F(2x2,3x3) and F(4x4,3x3) (onnxc_wino23, onnxc_wino43, onnxc_wino_direct)
    in blocks of tile rows and of output channels (F(2x2,3x3) also in the parts onnxc_wino_par's
-   tasks take).  The im2col convolution (onnxc_conv_i2c_r) in parts of rows or channels.  Max pooling (onnxc_maxpool2d).  The im2col unfolding (onnxc_im2col2d)
+   tasks take).  The im2col convolution (onnxc_conv_i2c_r) in parts of rows or channels.  Max pooling (onnxc_maxpool2d); a convolution and the max pooling reading it in bands (onnxc_conv_mp).  The im2col unfolding (onnxc_im2col2d)
    element by element.  Prints one line per
    failure and exits non-zero on any. */
 #include <stdio.h>
@@ -305,6 +305,69 @@ static void maxpool(int C, int IH, int IW, int KH, int KW, int SH, int SW, int P
   free(x), free(y);
 }
 
+/* onnxc_conv_mp (a convolution whose rows a max pooling reads in bands): the convolution by
+   onnxc_conv_sc (sc, AVX-512) or the im2col tiles, bands of CR convolution rows, the pooled rows
+   in `parts` ranges one after another (as onnxc_conv_mp_par's tasks run them, each with its own
+   scratch); bias and Relu; against a double convolution (rounded to float) and plain pooling. */
+static void convmp(int M, int C, int IH, int IW, int KH, int S, int P, int PK, int PS, int PP, int ceil_mode, int sc, int CR,
+                   int parts) {
+  const int OH = (IH + 2 * P - KH) / S + 1, OW = (IW + 2 * P - KH) / S + 1, K = C * KH * KH, Mp = (M + 7) / 8 * 8;
+  const int POH = (OH + 2 * PP - PK + (ceil_mode ? PS - 1 : 0)) / PS + 1, POW = (OW + 2 * PP - PK + (ceil_mode ? PS - 1 : 0)) / PS + 1;
+  const int KB = K < 128 ? K : 128, TR = 3;
+  const long conv_f = 1L << 16, part = conv_f + (long)M * CR * OW;
+  float *x = calloc((size_t)C * IH * IW, sizeof(float)), *w = calloc((size_t)M * K, sizeof(float));
+  float *wp = calloc((size_t)Mp * K, sizeof(float)), *bias = calloc((size_t)M, sizeof(float));
+  float *cv = calloc((size_t)M * OH * OW, sizeof(float)), *y = calloc((size_t)M * POH * POW, sizeof(float));
+  float *buf = calloc((size_t)(part * parts), sizeof(float));
+  onnxc_epi e = {0, 0, 0, 0, ONNXC_ACT_RELU, 0.0f, 0.0f, 0, 0, 0};
+  int i, m, oh, ow, c, kh, kw;
+  if (CR > OH) CR = OH;
+  for (i = 0; i < C * IH * IW; i++) x[i] = frand();
+  for (i = 0; i < M * K; i++) w[i] = frand();
+  for (i = 0; i < M; i++) bias[i] = frand();
+  for (i = 0; i < M * POH * POW; i++) y[i] = 1e30f;
+  onnxc_pack_a(M, K, w, K, 1, wp);
+  e.bias = bias;
+  for (i = 0; i < parts; i++) {
+    float *b = buf + i * part;
+    const int p0 = POH * i / parts, p1 = POH * (i + 1) / parts;
+    if (p1 > p0)
+      onnxc_conv_mp(sc, M, C, IH, IW, KH, KH, S, S, P, P, OH, OW, x, wp, &e, b, 4, KB, TR, PK, PK, PS, PS, PP, PP, POH, POW, y,
+                    b + conv_f, CR, p0, p1);
+  }
+  for (m = 0; m < M; m++)
+    for (oh = 0; oh < OH; oh++)
+      for (ow = 0; ow < OW; ow++) {
+        double s = bias[m];
+        for (c = 0; c < C; c++)
+          for (kh = 0; kh < KH; kh++)
+            for (kw = 0; kw < KH; kw++) {
+              const int ih = oh * S - P + kh, iw = ow * S - P + kw;
+              if (ih >= 0 && ih < IH && iw >= 0 && iw < IW)
+                s += (double)w[(long)m * K + (c * KH + kh) * KH + kw] * x[((long)c * IH + ih) * IW + iw];
+            }
+        cv[((long)m * OH + oh) * OW + ow] = (float)(s > 0 ? s : 0);
+      }
+  for (m = 0; m < M; m++)
+    for (oh = 0; oh < POH; oh++)
+      for (ow = 0; ow < POW; ow++) {
+        float want = -INFINITY;
+        const float got = y[((long)m * POH + oh) * POW + ow];
+        for (kh = 0; kh < PK; kh++)
+          for (kw = 0; kw < PK; kw++) {
+            const int ih = oh * PS - PP + kh, iw = ow * PS - PP + kw;
+            if (ih >= 0 && ih < OH && iw >= 0 && iw < OW && cv[((long)m * OH + ih) * OW + iw] > want) want = cv[((long)m * OH + ih) * OW + iw];
+          }
+        if (!(fabs(got - want) <= 1e-5 * (1 + K))) {
+          printf("FAIL conv_mp M=%d C=%d %dx%d K%d s%d p%d pool %d s%d p%d ceil %d sc %d CR %d parts %d at (%d,%d,%d): got %.9g, want %.9g\n",
+                 M, C, IH, IW, KH, S, P, PK, PS, PP, ceil_mode, sc, CR, parts, m, oh, ow, got, want);
+          failures++;
+          m = M, oh = POH, ow = POW;
+        }
+      }
+  free(x), free(w), free(wp), free(bias), free(cv), free(y), free(buf);
+}
+
 /* onnxc_im2col2d: every element of a block (rows kb..kb+kc, output rows r0..r0+rn) exactly */
 static void unfold(int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH, int DW, int PH, int PW, int r0, int rn,
                    int kb, int kc) {
@@ -460,6 +523,24 @@ int main(void) {
         i2c(q[a][0], q[a][1], q[a][2], q[a][3], q[a][4], q[a][5], q[a][6], q[a][7], K < 32 ? K : 32, q[a][8], bych);
         cases += 2;
       }
+  }
+  /* a convolution and the max pooling reading it, in bands (the stems of SqueezeNet, ResNet-18,
+     ShuffleNetV2; a stride-1 one): bands from the window's rows to the whole plane, one to
+     three parts of the pooled rows, both convolution forms */
+  {
+    static const int q[][11] = {/* M, C, IH, IW, K, S, P, PK, PS, PP, ceil */
+                                {20, 3, 31, 37, 3, 2, 0, 3, 2, 0, 1}, {16, 3, 40, 40, 7, 2, 3, 3, 2, 1, 0},
+                                {24, 3, 35, 50, 3, 2, 1, 3, 2, 1, 0}, {9, 4, 20, 33, 3, 1, 1, 2, 2, 0, 0},
+                                {8, 3, 9, 70, 3, 2, 1, 3, 2, 1, 1}, {16, 3, 20, 31, 3, 2, 1, 3, 2, 1, 0}};
+    int a, sc, cr, parts;
+    for (a = 0; a < (int)(sizeof q / sizeof q[0]); a++)
+      for (sc = 0; sc < 2; sc++)
+        for (cr = 0; cr < 3; cr++)
+          for (parts = 1; parts <= 3; parts++) {
+            const int CR = cr == 0 ? q[a][7] : cr == 1 ? q[a][7] + 2 * q[a][8] : 1000;
+            convmp(q[a][0], q[a][1], q[a][2], q[a][3], q[a][4], q[a][5], q[a][6], q[a][7], q[a][8], q[a][9], q[a][10], sc, CR, parts);
+            cases++;
+          }
   }
   printf("%d cases, %d failures\n", cases, failures);
   return failures != 0;
