@@ -801,6 +801,20 @@ void optimize_graph(Ctx *ctx, Graph *g) {
   }
 }
 
+/* After fused nodes took the place of others (marked dead): the node list without them, in
+   topological order. */
+static void drop_dead_nodes(Ctx *ctx, Graph *g) {
+  int w = 0;
+  for (int i = 0; i < g->nodes.n; i++) {
+    Node *n = g->nodes.v[i];
+    if (!n->dead) g->nodes.v[w++] = n;
+  }
+  g->nodes.n = w;
+  recount(g);
+  topo_sort(ctx, g);
+  eliminate_dead(ctx, g);
+}
+
 /* ---- inverted-residual blocks (ops_fused.c) --------------------------------------------------- */
 
 /* A 1x1 expansion whose output only a depthwise Conv reads, and the 1x1 projection reading only
@@ -827,16 +841,7 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     g->nodes.n--;
     any = true;
   }
-  if (!any) return;
-  int w = 0;
-  for (int i = 0; i < g->nodes.n; i++) {
-    Node *n = g->nodes.v[i];
-    if (!n->dead) g->nodes.v[w++] = n;
-  }
-  g->nodes.n = w;
-  recount(g);
-  topo_sort(ctx, g);
-  eliminate_dead(ctx, g);
+  if (any) drop_dead_nodes(ctx, g);
 }
 
 /* A Conv whose output only a MaxPool reads (the stems of ResNet-18, SqueezeNet, ShuffleNetV2)
@@ -858,16 +863,7 @@ static void fuse_conv_pools(Ctx *ctx, Graph *g) {
     g->nodes.n--;
     any = true;
   }
-  if (!any) return;
-  int w = 0;
-  for (int i = 0; i < g->nodes.n; i++) {
-    Node *n = g->nodes.v[i];
-    if (!n->dead) g->nodes.v[w++] = n;
-  }
-  g->nodes.n = w;
-  recount(g);
-  topo_sort(ctx, g);
-  eliminate_dead(ctx, g);
+  if (any) drop_dead_nodes(ctx, g);
 }
 
 /* ---- elementwise trees (CUDA) ----------------------------------------------------------------- */
