@@ -2354,7 +2354,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_mp(int sc, int M, int C, int IH, int I
                                              float *buf, int R, int KB, int TR, int PKH, int PKW, int PSH, int PSW, int PPH,
                                              int PPW, int POH, int POW, float *y, float *cb, int CR, int pb, int pe) {
   const long cs = (long)CR * OW;
-  const int PB = (CR - PKH) / PSH + 1; /* pooled rows per band */
+  /* pooled rows per band (CR = OH: all at once, also where the plane is shorter than a window) */
+  const int PB = CR >= OH ? pe - pb : (CR - PKH) / PSH + 1;
   int have0 = 0, have1 = 0, p0, m;
   (void)sc;
   (void)R;
