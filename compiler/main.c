@@ -53,6 +53,9 @@ static void usage(FILE *f) {
         "  --threads N          run the big kernels (convolutions, Gemm, MatMul)\n"
         "                       as N tasks on a thread pool: link libonnxc_rt_threads (POSIX\n"
         "                       threads; host builds); default 1: no threads\n"
+        "  --par-min N          with --threads: a kernel under N weighted multiply-adds stays\n"
+        "                       on one thread (default 250000; 0: every kernel in parts, a\n"
+        "                       test of the parts: compile the C with -DONNXC_PAR_MIN=0 too)\n"
         "  --canary             testing aid: after every node, fill the arena bytes no live\n"
         "                       tensor owns with garbage (outputs must not change)\n"
         "  --memory-report F    write the memory plan as JSON (per tensor: size, offset,\n"
@@ -230,6 +233,13 @@ int main(int argc, char **argv) {
       long v = strtol(next, &end, 10);
       if (*end || v < 1 || v > 64) { fprintf(stderr, "onnxc: error: --threads expects an integer from 1 to 64\n"); return 2; }
       opt.threads = (int)v;
+    } else if (!strcmp(a, "--par-min")) {
+      NEED_ARG();
+      char *end;
+      double v = strtod(next, &end);
+      if (*end || end == next || !(v >= 0 && v <= 1e15)) { fprintf(stderr, "onnxc: error: --par-min expects a number >= 0\n"); return 2; }
+      opt.par_min = v;
+      opt.par_min_set = true;
     } else if (!strcmp(a, "--gradients")) {
       opt.gradients = true;
     } else if (!strcmp(a, "--train")) {

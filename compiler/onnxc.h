@@ -274,6 +274,8 @@ struct Ctx {
   bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
   bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
   int threads;            /* --threads N: big kernels as N tasks (templates/par.h), 0/1: none */
+  double par_min;         /* --par-min: weighted multiply-adds under which a kernel stays on one
+                             thread (templates/par.h ONNXC_PAR_MIN; par_pays) */
   int scratch_headroom;   /* --scratch-headroom: percent the arena may exceed the peak of live
                              tensors for kernel scratch */
   int scratch_headroom1;  /* the same for one thread (--threads N: a task's share of it) */
@@ -487,6 +489,8 @@ typedef struct CompileOptions {
   bool no_alias;              /* --no-alias */
   bool canary;                /* --canary */
   int threads;                /* --threads N */
+  double par_min;             /* --par-min N (used when par_min_set) */
+  bool par_min_set;
   int scratch_headroom;       /* --scratch-headroom PCT (used when scratch_headroom_set) */
   bool scratch_headroom_set;
   const char *weights;        /* --weights FILE.bin */
@@ -718,9 +722,23 @@ struct Emit {
   /* weights of a later node that this node's GEMM kernels prefetch (onnxc_epi.pf), or NULL */
   const char *pf_sym;
   int64_t pf_bytes;
+  /* file-scope definitions the node being emitted needs before its function (emit_par_task),
+     or NULL outside a node function */
+  Buf *pre;
+  int pre_n;
 };
 /* The onnxc_epi prefetch fields for the node being emitted: "(const char *)w12_x, 262144" */
 const char *emit_pf_fields(Emit *e);
+/* --threads: a task function for the node being emitted, defined before its function, that runs
+   part i of job *p (of type job) as body(job, i, consts): the kernel's shape as constants the
+   compiler specializes on, where the generic task of templates/par.h reads them from the job;
+   guard: the #if condition of body's part of par.h, or NULL.  Returns its name. */
+const char *emit_par_task(Emit *e, const char *guard, const char *body, const char *job, const char *consts);
+/* --threads: whether a kernel of w weighted multiply-adds runs in parts (the weights of
+   templates/par.h's wrappers, which take the same decision at run time against ONNXC_PAR_MIN;
+   where this says no, the emitter writes the one-thread call, specialized on its shape). */
+#define PAR_MIN 250000.0 /* templates/par.h ONNXC_PAR_MIN */
+bool par_pays(const Ctx *ctx, double w);
 
 /* For ops with subgraphs (If/Loop/Scan): emits the calls that run `sub` inside the owner's
    node function, with the subgraph's arena at `base` (an expression inside the owner's

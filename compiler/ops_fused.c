@@ -93,7 +93,9 @@ static bool block_means(const Node *n);
 static int64_t lanes_tasks(const Ctx *ctx, const Node *n, int64_t *R, int64_t *part) {
   const DwBlock *b = n->priv;
   const int64_t cap = n->scratch_cap, T = ctx->threads;
-  if (T <= 1 || !b->lanes || block_means(n) || shared_window(b, cap) || b->OH < 2 * T) return 1;
+  if (T <= 1 || !b->lanes || block_means(n) || shared_window(b, cap) || b->OH < 2 * T ||
+      !par_pays(ctx, (double)b->C * (b->Cin + b->Cout + b->KH * b->KW) * b->OH * b->OW))
+    return 1;
   int64_t r = band_rows(b, cap >= 0 ? cap / T : -1, true), share = (b->OH + T - 1) / T;
   if (r > share) r = share;
   const int64_t p = (block_scratch_for(b, r, true, false) + 63) / 64 * 64;
@@ -193,8 +195,13 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
       const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld", LL(b->Cout * OHW)) : "(const float *)0";
       ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
     }
-    ep(e, "onnxc_dwbl_par(%d, %lld, %lld, X0 + nb * %lld, %lld, %lld, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, &ed, %lld, %s, %s, Y0 + nb * %lld, (float *)W, %lld, %lld, %lld);",
-       e->ctx->threads, LL(b->C), LL(b->Cin), LL(b->Cin * b->IH * b->IW), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH),
+    const char *task = emit_par_task(
+        e, "defined(ONNXC_AVX512)", "onnxc_dwbl_task_k", "onnxc_dwbl_job",
+        fmt(e, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", LL(b->C),
+            LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PH), LL(b->PW), LL(b->DH), LL(b->DW),
+            LL(b->Wp), LL(b->OH), LL(b->OW), LL(Cout), LL(s1_floats(b, TR, true, false)), LL(part), LL(TR)));
+    ep(e, "onnxc_dwbl_par(%s, %d, %lld, %lld, X0 + nb * %lld, %lld, %lld, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, &ed, %lld, %s, %s, Y0 + nb * %lld, (float *)W, %lld, %lld, %lld);",
+       task, e->ctx->threads, LL(b->C), LL(b->Cin), LL(b->Cin * b->IH * b->IW), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH),
        LL(b->SW), LL(b->PH), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->Wp), LL(b->OH), LL(b->OW), LL(Cout),
        b->pj ? "X5" : "(const float *)0", b->pj ? "&ej" : "&ee", LL((b->pj ? b->Cout : b->C) * OHW), LL(s1_floats(b, TR, true, false)),
        LL(part), LL(TR));

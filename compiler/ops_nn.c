@@ -338,7 +338,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     ci->Mp = (ci->Mg + 15) / 16 * 16; /* one group: the panels' rows (wg = X1) */
     ci->ctF = ci->Cg * Hp * Wp + CONVT_PAD;
     ci->ctT = 1;
-    if (ctx->threads > 1 && g->out[0] >= 2) {
+    if (ctx->threads > 1 && g->out[0] >= 2 && par_pays(ctx, (double)ci->Mg * ci->Cg * ci->KP * ci->OHW)) {
       /* --threads: each task its share of the output rows and of their padded input rows */
       int64_t T = ctx->threads < g->out[0] ? ctx->threads : g->out[0];
       int64_t Hs = ((g->out[0] + T - 1) / T - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1;
@@ -367,7 +367,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     if (rows > 0) rows = (TY + (TY + rows - 1) / rows - 1) / ((TY + rows - 1) / rows); /* equal blocks */
     ci->WT = 1;
     ci->wbych = false;
-    if (ctx->threads > 1 && rows > 0 && TY > 1) {
+    if (ctx->threads > 1 && rows > 0 && TY > 1 && par_pays(ctx, (double)ci->Mg * ci->Cg * g->in[0] * g->in[1])) {
       /* --threads: each task its share of the tile rows (or, on few tile rows, of the output
          channels: templates/par.h onnxc_wino_par) in blocks in its own scratch,
          where the plan has room for them all (else one task) */
@@ -444,7 +444,8 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
         ci->scT = 1;
         ci->scBF = 0;
       }
-      if (ci->sc && !ci->direct && ctx->threads > 1 && g->out[0] >= 2 * ctx->threads) {
+      if (ci->sc && !ci->direct && ctx->threads > 1 && g->out[0] >= 2 * ctx->threads &&
+          par_pays(ctx, (double)ci->Mg * ci->Cg * ci->KP * ci->OHW)) {
         /* --threads: the output rows in shares, each task a band buffer in its part of the scratch */
         int64_t T = ctx->threads, bf = ci->KB * ci->TR * OW / T / 16 * 16, pa = bf / row;
         int64_t pf = pa < g->k[0] ? 0 : (pa - g->k[0]) / S + 1, share = (g->out[0] + T - 1) / T;
@@ -460,7 +461,8 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
     ci->i2T = 1;
     ci->i2F = ci->i2TR = 0;
     ci->i2ch = false;
-    if (ctx->threads > 1 && !ci->direct && !ci->sc && !ci->pointwise && r <= 2) {
+    if (ctx->threads > 1 && !ci->direct && !ci->sc && !ci->pointwise && r <= 2 &&
+        par_pays(ctx, 0.25 * ci->Mg * K * ci->ROWS * OW)) {
       /* --threads (onnxc_conv_i2c_par): by output channels where the weights outnumber the
          pixels 2:1 (parts cut by rows would each stream all of them), else by output rows;
          each part its own tile, all in the scratch where the cap allows (else one thread) */
@@ -653,6 +655,8 @@ static const char *epi_init(Emit *e, const Node *n, const char *bias, bool bias_
              c_lit(e, DT_FLOAT, n->fuse_beta), emit_pf_fields(e));
 }
 
+bool par_pays(const Ctx *ctx, double w) { return ctx->threads > 1 && w >= ctx->par_min; }
+
 /* The opening of a call of kernel fn: "fn(", or with --threads N its task-split form from
    templates/par.h, "fn_par(N, ". */
 static const char *kcall(Emit *e, const char *fn) {
@@ -781,8 +785,11 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, acc ? NULL : res, ci->OHW));
     if (ci->TB > 0 && ci->WT > 1) {
       emit_use_template(e, "par");
-      ep(e, "onnxc_wino_par(%lld, %d, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld, %d, %d);", LL(ci->WT), ci->wa,
-         LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0);
+      const char *task = emit_par_task(e, NULL, "onnxc_wino_task_k", "onnxc_wino_job",
+                                       fmt(e, "%d, %lld, %lld, %lld, %lld, %lld, %lld, %d, %d", ci->wa, LL(ci->Mg), LL(ci->Cg),
+                                           LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0));
+      ep(e, "onnxc_wino_par(%s, %lld, %d, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld, %d, %d);", task, LL(ci->WT),
+         ci->wa, LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0);
     } else if (ci->TB > 0)
       ep(e, "onnxc_wino%s(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld%s, %d);", ci->wa == 6 ? "43" : "23",
          LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), ci->wa == 6 ? fmt(e, ", %lld", LL(ci->MB)) : "", acc);
@@ -792,10 +799,17 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   } else if (ci->convt) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-    if (ci->ctT > 1) emit_use_template(e, "par");
-    ep(e, "onnxc_conv_t%s(%s%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
-       ci->ctT > 1 ? "_par" : "", ci->ctT > 1 ? fmt(e, "%lld, ", LL(ci->ctT)) : "", LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH),
-       LL(g->pb[l]), LL(OH), LL(OW), ci->ctF ? "(float *)W" : "(float *)0", LL(ci->ctF));
+    const char *shape = fmt(e, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", LL(ci->Mg), LL(ci->Cg),
+                            LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]),
+                            LL(OH), LL(OW));
+    const char *par = "";
+    if (ci->ctT > 1) {
+      emit_use_template(e, "par");
+      par = fmt(e, "%s, %lld, ", emit_par_task(e, NULL, "onnxc_ct_task_k", "onnxc_ct_job", fmt(e, "%s, %lld", shape, LL(ci->ctF))),
+                LL(ci->ctT));
+    }
+    ep(e, "onnxc_conv_t%s(%s%s, xg, wg, yg, &ep, %s, %lld);", ci->ctT > 1 ? "_par" : "", par, shape,
+       ci->ctF ? "(float *)W" : "(float *)0", LL(ci->ctF));
   } else if (ci->same) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
@@ -810,9 +824,11 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
       if (ci->direct) ep(e, "float scb_[%d];", STACK_TILE);
       if (ci->scT > 1) {
         emit_use_template(e, "par");
-        ep(e, "onnxc_conv_sc_par(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld);",
-           LL(ci->scT), LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]),
-           LL(OH), LL(OW), LL(ci->scR), LL(ci->scBF));
+        const char *shape = fmt(e, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", LL(ci->Mg), LL(ci->Cg), LL(H),
+                                LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]), LL(OH), LL(OW));
+        const char *band = fmt(e, "%lld, %lld", LL(ci->scR), LL(ci->scBF));
+        const char *task = emit_par_task(e, "defined(ONNXC_AVX512)", "onnxc_sc_task_k", "onnxc_sc_job", fmt(e, "%s, %s", shape, band));
+        ep(e, "onnxc_conv_sc_par(%s, %lld, %s, xg, wg, yg, &ep, (float *)W, %s);", task, LL(ci->scT), shape, band);
       } else
       ep(e, "onnxc_conv_sc(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
          LL(ci->Mg), LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]), LL(OH), LL(OW),
@@ -824,8 +840,13 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
       emit_use_template(e, "conv");
       emit_use_template(e, "par");
       ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-      ep(e, "onnxc_conv_i2c_par(%lld, %d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld);",
-         LL(ci->i2T), ci->i2ch ? 1 : 0, LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]),
+      const char *task = emit_par_task(
+          e, NULL, "onnxc_i2c_task_k", "onnxc_i2c_job",
+          fmt(e, "%d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", ci->i2ch ? 1 : 0,
+              LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH),
+              LL(g->pb[l]), LL(ci->ROWS), LL(OW), LL(ci->i2F), LL(ci->i2TR)));
+      ep(e, "onnxc_conv_i2c_par(%s, %lld, %d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld);",
+         task, LL(ci->i2T), ci->i2ch ? 1 : 0, LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]),
          LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]), LL(ci->ROWS), LL(OW), LL(ci->i2F), LL(ci->i2TR));
       if (ci->sc) ep(e, "#endif");
       ep(e, "}");

@@ -5,7 +5,24 @@
    rows or channels of an im2col convolution -- and
    runs the parts through
    onnxc_parallel_for (library onnxc_rt_threads).  Work under ONNXC_PAR_MIN multiply-adds runs
-   on the calling thread: waking the pool costs more than it takes. */
+   on the calling thread: waking the pool costs more than it takes.  Each wrapper weighs its
+   multiply-adds against it by how well its parts gain (the compiler, compiler/ops_nn.c
+   par_pays, applies the same weights to the convolutions and emits the one-thread call where
+   they stay on one thread).  Measured on MLPerf DS-CNN (two threads, per node): a 64 x 125 x 64
+   product took 13.0k TSC ticks on one thread and 14.5-15.7k in two parts, a 64-channel 25 x 5
+   depthwise layer 5.4k and 7.6-7.9k; so products weigh 1/4 and depthwise layers 1. */
+/* Specialized tasks: each job type's task body below (onnxc_X_task_k) takes the kernel's shape
+   as arguments.  The generic task (onnxc_X_task) passes the job's fields; the task function the
+   compiler writes per node (emit_par_task) passes constants, so the kernel is compiled for that
+   shape as the one-thread call is (MLPerf ResNet-8's 16 x 16 x 32 x 32 F(2x2,3x3) layer in two
+   parts: 40.9k TSC ticks generic, 29.3k specialized; one thread 55.5k).  The wrappers take that
+   function as their first argument (0: the generic one). */
+#if defined(__GNUC__)
+#define ONNXC_PAR_INLINE __attribute__((always_inline)) inline
+#else
+#define ONNXC_PAR_INLINE inline
+#endif
+
 #ifndef ONNXC_PAR_MIN /* (a test sets 0: every product split) */
 #define ONNXC_PAR_MIN 250000.0
 #endif
@@ -66,26 +83,26 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_par(int T, int M, int N, int K, const
                                                long ldb, float *C, long ldc, const onnxc_epi *e) {
   onnxc_gemm_job j;
   const int rows = M >= 2 * N && M >= 16 * T && !(e && e->sum);
-  if (onnxc_par_tasks(T, rows ? M : N, rows ? 8 : 16, (double)M * N * K) <= 1) {
+  if (onnxc_par_tasks(T, rows ? M : N, rows ? 8 : 16, 0.25 * M * N * K) <= 1) {
     onnxc_sgemm(M, N, K, A, lda, B, ldb, C, ldc, e);
     return;
   }
   j.kind = rows ? 3 : 0, j.M = M, j.N = N, j.K = K, j.A = A, j.B = B, j.lda = lda, j.cs = 0, j.ldb = ldb, j.ldc = ldc;
   j.C = C, j.e = e;
-  j.T = onnxc_par_tasks(T, rows ? M : N, rows ? 8 : 16, (double)M * N * K);
+  j.T = onnxc_par_tasks(T, rows ? M : N, rows ? 8 : 16, 0.25 * M * N * K);
   onnxc_parallel_for(j.T, onnxc_gemm_task, &j);
 }
 
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_a_par(int T, int M, int N, int K, const float *A, long rs, long cs,
                                                  const float *B, long ldb, float *C, long ldc, const onnxc_epi *e) {
   onnxc_gemm_job j;
-  if (onnxc_par_tasks(T, N, 16, (double)M * N * K) <= 1) {
+  if (onnxc_par_tasks(T, N, 16, 0.25 * M * N * K) <= 1) {
     onnxc_sgemm_a(M, N, K, A, rs, cs, B, ldb, C, ldc, e);
     return;
   }
   j.kind = 1, j.M = M, j.N = N, j.K = K, j.A = A, j.B = B, j.lda = rs, j.cs = cs, j.ldb = ldb, j.ldc = ldc;
   j.C = C, j.e = e;
-  j.T = onnxc_par_tasks(T, N, 16, (double)M * N * K);
+  j.T = onnxc_par_tasks(T, N, 16, 0.25 * M * N * K);
   onnxc_parallel_for(j.T, onnxc_gemm_task, &j);
 }
 
@@ -127,8 +144,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d_par(int T, int CO, int mult, const flo
                                               int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y,
                                               int OH, int OW, const onnxc_epi *e) {
   onnxc_dw_job j;
-  /* depthwise: memory bound, cheaper per multiply-add (a quarter of the threshold) */
-  const int t = onnxc_par_tasks(T, CO, mult % 16 == 0 ? mult : 16L * mult, 4.0 * CO * OH * OW * KH * KW);
+  const int t = onnxc_par_tasks(T, CO, mult % 16 == 0 ? mult : 16L * mult, (double)CO * OH * OW * KH * KW);
   if (t <= 1) {
     onnxc_dw2d(CO, mult, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
     return;
@@ -157,32 +173,35 @@ typedef struct onnxc_wino_job {
   const onnxc_epi *e;
 } onnxc_wino_job;
 
-ONNXC_MAYBE_UNUSED static void onnxc_wino_task(void *p, int i) {
-  const onnxc_wino_job *j = (const onnxc_wino_job *)p;
-  float *s = j->scratch + (long)i * onnxc_wino_part(j->A, j->M, j->C, j->TB, j->MB);
-  if (j->bych) {
-    const int n8 = (j->M + 7) / 8, m0 = 8 * (n8 * i / j->T), m1 = 8 * (n8 * (i + 1) / j->T);
-    if ((m1 < j->M ? m1 : j->M) <= m0) return;
-    if (j->A == 6)
-      onnxc_wino43_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->MB, j->acc, 0, j->TY, m0,
-                     m1 < j->M ? m1 : j->M);
-    else onnxc_wino23_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->acc, 0, j->TY, m0, m1 < j->M ? m1 : j->M);
+ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_wino_task_k(const onnxc_wino_job *j, int i, int A, int M, int C,
+                                                                    int H, int W, int TB, int MB, int acc, int bych) {
+  const int TY = (H + A - 3) / (A - 2);
+  float *s = j->scratch + (long)i * onnxc_wino_part(A, M, C, TB, MB);
+  if (bych) {
+    const int n8 = (M + 7) / 8, m0 = 8 * (n8 * i / j->T), m1 = 8 * (n8 * (i + 1) / j->T);
+    if ((m1 < M ? m1 : M) <= m0) return;
+    if (A == 6) onnxc_wino43_r(M, C, H, W, j->x, j->U, j->y, j->e, s, TB, MB, acc, 0, TY, m0, m1 < M ? m1 : M);
+    else onnxc_wino23_r(M, C, H, W, j->x, j->U, j->y, j->e, s, TB, acc, 0, TY, m0, m1 < M ? m1 : M);
   } else {
-    const int r0 = (int)((long)j->TY * i / j->T), r1 = (int)((long)j->TY * (i + 1) / j->T);
+    const int r0 = (int)((long)TY * i / j->T), r1 = (int)((long)TY * (i + 1) / j->T);
     if (r1 <= r0) return;
-    if (j->A == 6) onnxc_wino43_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->MB, j->acc, r0, r1, 0, j->M);
-    else onnxc_wino23_r(j->M, j->C, j->H, j->W, j->x, j->U, j->y, j->e, s, j->TB, j->acc, r0, r1, 0, j->M);
+    if (A == 6) onnxc_wino43_r(M, C, H, W, j->x, j->U, j->y, j->e, s, TB, MB, acc, r0, r1, 0, M);
+    else onnxc_wino23_r(M, C, H, W, j->x, j->U, j->y, j->e, s, TB, acc, r0, r1, 0, M);
   }
 }
+ONNXC_MAYBE_UNUSED static void onnxc_wino_task(void *p, int i) {
+  const onnxc_wino_job *j = (const onnxc_wino_job *)p;
+  onnxc_wino_task_k(j, i, j->A, j->M, j->C, j->H, j->W, j->TB, j->MB, j->acc, j->bych);
+}
 
-ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H, int W, const float *x, const float *U,
+ONNXC_MAYBE_UNUSED static void onnxc_wino_par(onnxc_task f, int T, int A, int M, int C, int H, int W, const float *x, const float *U,
                                               float *y, const onnxc_epi *e, float *scratch, int TB, int MB, int acc,
                                               int bych) {
   onnxc_wino_job j;
   const int TY = (H + A - 3) / (A - 2), bc = bych;
-  /* (a quarter of M C H W against the threshold: MLPerf ResNet-8's 262144 -- 16 x 16 channels on
-     32 x 32, 32 x 32 on 16 x 16 -- ran slower in two parts than on one thread) */
-  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bc ? (M + 7) / 8 : TY, 1, 0.25 * M * C * H * W);
+  /* (M C H W against the threshold, 9/4 or 9/16 of the direct multiply-adds: MLPerf ResNet-8's
+     16 x 16 channels on 32 x 32 gain in two specialized parts, 55.5k -> 29.3k ticks alone) */
+  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, bc ? (M + 7) / 8 : TY, 1, (double)M * C * H * W);
   if (t <= 1) {
     if (A == 6) onnxc_wino43(M, C, H, W, x, U, y, e, scratch, TB, MB, acc);
     else onnxc_wino23(M, C, H, W, x, U, y, e, scratch, TB, acc);
@@ -191,7 +210,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_par(int T, int A, int M, int C, int H,
   j.A = A, j.M = M, j.C = C, j.H = H, j.W = W, j.TB = TB, j.MB = MB, j.acc = acc, j.TY = TY, j.T = t;
   j.bych = bc;
   j.x = x, j.U = U, j.y = y, j.scratch = scratch, j.e = e;
-  onnxc_parallel_for(t, onnxc_wino_task, &j);
+  onnxc_parallel_for(t, f ? f : onnxc_wino_task, &j);
 }
 #endif
 
@@ -204,20 +223,27 @@ typedef struct onnxc_i2c_job {
   const onnxc_epi *e;
 } onnxc_i2c_job;
 
+ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_i2c_task_k(const onnxc_i2c_job *j, int i, int bych, int M, int K,
+                                                                   int KB, int IH, int IW, int KH, int KW, int SH, int SW,
+                                                                   int DH, int DW, int PH, int PW, int ROWS, int OW,
+                                                                   long part, int TR) {
+  long r0 = 0, r1 = ROWS, m0 = 0, m1 = M;
+  if (bych) onnxc_par_range(M, j->T, i, 8, &m0, &m1);
+  else onnxc_par_range(ROWS, j->T, i, 1, &r0, &r1);
+  if (r1 <= r0 || m1 <= m0) return;
+  onnxc_conv_i2c_r(M, K, KB, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, ROWS, OW, j->x, j->wp, j->y, j->e, j->col + (long)i * part,
+                   TR, (int)r0, (int)r1, (int)m0, (int)m1);
+}
 ONNXC_MAYBE_UNUSED static void onnxc_i2c_task(void *p, int i) {
   const onnxc_i2c_job *j = (const onnxc_i2c_job *)p;
-  long r0 = 0, r1 = j->ROWS, m0 = 0, m1 = j->M;
-  if (j->bych) onnxc_par_range(j->M, j->T, i, 8, &m0, &m1);
-  else onnxc_par_range(j->ROWS, j->T, i, 1, &r0, &r1);
-  if (r1 <= r0 || m1 <= m0) return;
-  onnxc_conv_i2c_r(j->M, j->K, j->KB, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW, j->ROWS, j->OW, j->x,
-                   j->wp, j->y, j->e, j->col + (long)i * j->part, j->TR, (int)r0, (int)r1, (int)m0, (int)m1);
+  onnxc_i2c_task_k(j, i, j->bych, j->M, j->K, j->KB, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW,
+                   j->ROWS, j->OW, j->part, j->TR);
 }
 
 /* The im2col convolution cut by output rows, or (bych: the weights outnumber the pixels; each
    part streaming all of them would gain little) by output channels in groups of 8, each part
    unfolding into its own tile, col + i part (the compiler plans T parts; TR fits each). */
-ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_par(int T, int bych, int M, int K, int KB, int IH, int IW, int KH, int KW, int SH,
+ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_par(onnxc_task f, int T, int bych, int M, int K, int KB, int IH, int IW, int KH, int KW, int SH,
                                                   int SW, int DH, int DW, int PH, int PW, int ROWS, int OW, const float *x,
                                                   const float *wp, float *y, const onnxc_epi *e, float *col, long part, int TR) {
   onnxc_i2c_job j;
@@ -231,7 +257,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_par(int T, int bych, int M, int K,
   j.M = M, j.K = K, j.KB = KB, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.DH = DH, j.DW = DW;
   j.PH = PH, j.PW = PW, j.ROWS = ROWS, j.OW = OW, j.TR = TR, j.T = t, j.bych = bych, j.part = part;
   j.x = x, j.wp = wp, j.y = y, j.col = col, j.e = e;
-  onnxc_parallel_for(t, onnxc_i2c_task, &j);
+  onnxc_parallel_for(t, f ? f : onnxc_i2c_task, &j);
 }
 
 /* 2-D max pooling cut by channels (planes are independent; memory-bound, so the threshold is
@@ -274,15 +300,20 @@ typedef struct onnxc_ct_job {
   const onnxc_epi *e;
 } onnxc_ct_job;
 
+ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_ct_task_k(const onnxc_ct_job *j, int i, int M, int C, int IH, int IW,
+                                                                  int KH, int KW, int SH, int SW, int DH, int DW, int PH,
+                                                                  int PW, int OH, int OW, long xpn) {
+  const int r0 = (int)((long)OH * i / j->T), r1 = (int)((long)OH * (i + 1) / j->T);
+  if (r1 <= r0) return;
+  onnxc_conv_t_r(M, C, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OH, OW, j->x, j->Q, j->y, j->e,
+                 j->xp ? j->xp + (long)i * xpn : (float *)0, xpn, r0, r1);
+}
 ONNXC_MAYBE_UNUSED static void onnxc_ct_task(void *p, int i) {
   const onnxc_ct_job *j = (const onnxc_ct_job *)p;
-  const int r0 = (int)((long)j->OH * i / j->T), r1 = (int)((long)j->OH * (i + 1) / j->T);
-  if (r1 <= r0) return;
-  onnxc_conv_t_r(j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW, j->OH, j->OW, j->x, j->Q,
-                 j->y, j->e, j->xp ? j->xp + (long)i * j->xpn : (float *)0, j->xpn, r0, r1);
+  onnxc_ct_task_k(j, i, j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->DH, j->DW, j->PH, j->PW, j->OH, j->OW, j->xpn);
 }
 
-ONNXC_MAYBE_UNUSED static void onnxc_conv_t_par(int T, int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
+ONNXC_MAYBE_UNUSED static void onnxc_conv_t_par(onnxc_task f, int T, int M, int C, int IH, int IW, int KH, int KW, int SH, int SW, int DH,
                                                 int DW, int PH, int PW, int OH, int OW, const float *x, const float *Q,
                                                 float *y, const onnxc_epi *e, float *xp, long xpn) {
   onnxc_ct_job j;
@@ -293,7 +324,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t_par(int T, int M, int C, int IH, int
   }
   j.M = M, j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.DH = DH, j.DW = DW, j.PH = PH;
   j.PW = PW, j.OH = OH, j.OW = OW, j.T = t, j.xpn = xpn, j.x = x, j.Q = Q, j.y = y, j.xp = xp, j.e = e;
-  onnxc_parallel_for(t, onnxc_ct_task, &j);
+  onnxc_parallel_for(t, f ? f : onnxc_ct_task, &j);
 }
 #endif
 
@@ -308,16 +339,22 @@ typedef struct onnxc_dwbl_job {
   float *y, *s;
 } onnxc_dwbl_job;
 
+ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_dwbl_task_k(const onnxc_dwbl_job *j, int i, int C, int Cin, int IH,
+                                                                    int IW, int KH, int KW, int SH, int SW, int PH, int PW,
+                                                                    int DH, int DW, int Wp, int OH, int OW, int Cout,
+                                                                    long s1f, long part, int R) {
+  const int r0 = (int)((long)OH * i / j->T), r1 = (int)((long)OH * (i + 1) / j->T);
+  if (r1 <= r0) return;
+  onnxc_dwbl_rows(C, Cin, j->x, IH, IW, j->A, j->ee, j->w, KH, KW, SH, SW, PH, PW, DH, DW, Wp, OH, OW, j->ed, Cout, j->P, j->ej,
+                  j->y, j->s + (long)i * part, s1f, R, r0, r1);
+}
 ONNXC_MAYBE_UNUSED static void onnxc_dwbl_task(void *p, int i) {
   const onnxc_dwbl_job *j = (const onnxc_dwbl_job *)p;
-  const int r0 = (int)((long)j->OH * i / j->T), r1 = (int)((long)j->OH * (i + 1) / j->T);
-  if (r1 <= r0) return;
-  onnxc_dwbl_rows(j->C, j->Cin, j->x, j->IH, j->IW, j->A, j->ee, j->w, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW, j->DH,
-                  j->DW, j->Wp, j->OH, j->OW, j->ed, j->Cout, j->P, j->ej, j->y, j->s + (long)i * j->part, j->s1f, j->R, r0,
-                  r1);
+  onnxc_dwbl_task_k(j, i, j->C, j->Cin, j->IH, j->IW, j->KH, j->KW, j->SH, j->SW, j->PH, j->PW, j->DH, j->DW, j->Wp, j->OH,
+                    j->OW, j->Cout, j->s1f, j->part, j->R);
 }
 
-ONNXC_MAYBE_UNUSED static void onnxc_dwbl_par(int T, int C, int Cin, const float *x, int IH, int IW, const float *A,
+ONNXC_MAYBE_UNUSED static void onnxc_dwbl_par(onnxc_task f, int T, int C, int Cin, const float *x, int IH, int IW, const float *A,
                                               const onnxc_epi *ee, const float *w, int KH, int KW, int SH, int SW, int PH,
                                               int PW, int DH, int DW, int Wp, int OH, int OW, const onnxc_epi *ed, int Cout,
                                               const float *P, const onnxc_epi *ej, float *y, float *s, long s1f,
@@ -332,7 +369,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwbl_par(int T, int C, int Cin, const float
   j.C = C, j.Cin = Cin, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.SH = SH, j.SW = SW, j.PH = PH, j.PW = PW, j.DH = DH;
   j.DW = DW, j.Wp = Wp, j.OH = OH, j.OW = OW, j.Cout = Cout, j.R = R, j.T = t, j.s1f = s1f, j.part = part, j.x = x;
   j.A = A, j.w = w, j.P = P, j.ee = ee, j.ed = ed, j.ej = ej, j.y = y, j.s = s;
-  onnxc_parallel_for(t, onnxc_dwbl_task, &j);
+  onnxc_parallel_for(t, f ? f : onnxc_dwbl_task, &j);
 }
 
 /* onnxc_conv_sc cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t) in bands of R
@@ -345,15 +382,19 @@ typedef struct onnxc_sc_job {
   const onnxc_epi *e;
 } onnxc_sc_job;
 
+ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_sc_task_k(const onnxc_sc_job *j, int i, int M, int C, int IH, int IW,
+                                                                  int KH, int KW, int S, int PH, int PW, int OH, int OW, int R,
+                                                                  long bf) {
+  const int r0 = (int)((long)OH * i / j->T), r1 = (int)((long)OH * (i + 1) / j->T);
+  if (r1 <= r0) return;
+  onnxc_conv_sc_r(M, C, IH, IW, KH, KW, S, PH, PW, OH, OW, j->x, j->wp, j->y, j->e, j->buf + (long)i * bf, R, r0, r1);
+}
 ONNXC_MAYBE_UNUSED static void onnxc_sc_task(void *p, int i) {
   const onnxc_sc_job *j = (const onnxc_sc_job *)p;
-  const int r0 = (int)((long)j->OH * i / j->T), r1 = (int)((long)j->OH * (i + 1) / j->T);
-  if (r1 <= r0) return;
-  onnxc_conv_sc_r(j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->S, j->PH, j->PW, j->OH, j->OW, j->x, j->wp, j->y, j->e,
-                  j->buf + (long)i * j->bf, j->R, r0, r1);
+  onnxc_sc_task_k(j, i, j->M, j->C, j->IH, j->IW, j->KH, j->KW, j->S, j->PH, j->PW, j->OH, j->OW, j->R, j->bf);
 }
 
-ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_par(int T, int M, int C, int IH, int IW, int KH, int KW, int S, int PH,
+ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_par(onnxc_task f, int T, int M, int C, int IH, int IW, int KH, int KW, int S, int PH,
                                                  int PW, int OH, int OW, const float *x, const float *wp, float *y,
                                                  const onnxc_epi *e, float *buf, int R, long bf) {
   onnxc_sc_job j;
@@ -364,7 +405,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_par(int T, int M, int C, int IH, in
   }
   j.M = M, j.C = C, j.IH = IH, j.IW = IW, j.KH = KH, j.KW = KW, j.S = S, j.PH = PH, j.PW = PW, j.OH = OH, j.OW = OW;
   j.R = R, j.T = t, j.bf = bf, j.x = x, j.wp = wp, j.y = y, j.buf = buf, j.e = e;
-  onnxc_parallel_for(t, onnxc_sc_task, &j);
+  onnxc_parallel_for(t, f ? f : onnxc_sc_task, &j);
 }
 #endif
 

@@ -579,6 +579,12 @@ static void emit_node_fn(Emit *e, Node *n) {
     if (v) buf_printf(&sig, " %s%s", dtype_name(v->dtype), shape_str(&ctx->arena, v));
   }
   buf_printf(&sig, " */\n");
+  /* the function goes to fn; what the emitter puts in pre precedes it */
+  Buf fn = {0}, pre = {0}, *out = e->out, *pre_out = e->pre;
+  const int pre_n = e->pre_n;
+  e->out = &fn;
+  e->pre = &pre;
+  e->pre_n = 0;
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
   buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : "",
@@ -618,6 +624,22 @@ static void emit_node_fn(Emit *e, Node *n) {
   if (node_returns_status(n) && !(n->def->flags & OPF_STATUS) && !n->str_heap) ep(e, "return ONNXC_OK;");
   e->indent = 0;
   buf_puts(e->out, "}\n\n");
+  e->out = out;
+  e->pre = pre_out;
+  e->pre_n = pre_n;
+  if (pre.len) buf_put(out, pre.p, pre.len);
+  buf_put(out, fn.p, fn.len);
+  buf_free(&pre);
+  buf_free(&fn);
+}
+
+const char *emit_par_task(Emit *e, const char *guard, const char *body, const char *job, const char *consts) {
+  CHECK(e->pre && e->node);
+  const char *name = fmt(e, "%s_t%d", fn_name(e, e->node), e->pre_n++);
+  if (guard) buf_printf(e->pre, "#if %s\n", guard);
+  buf_printf(e->pre, "static void %s(void *p, int i) { %s((const %s *)p, i, %s); }\n", name, body, job, consts);
+  if (guard) buf_printf(e->pre, "#endif\n");
+  return name;
 }
 
 static bool emit_skipped(const Node *n) { return n->elided; }

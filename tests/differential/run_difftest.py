@@ -15,7 +15,7 @@ status is non-zero when any case fails.
   run_difftest.py --build build                       # CI size: seed 1, the default count
   run_difftest.py --build build --seed 7 --cases 100  # a longer local run
   run_difftest.py --build build -k 'conv|pool' --cflags='-O2 -march=native' --keep
-  run_difftest.py --build build -k winograd --threads 2 --cflags='-O2 -march=native -DONNXC_PAR_MIN=0'
+  run_difftest.py --build build -k winograd --threads 2 --par-min 0 --cflags='-O2 -march=native -DONNXC_PAR_MIN=0'
 """
 import argparse
 import collections
@@ -41,6 +41,8 @@ def main():
     ap.add_argument("--cflags", default="", help="C flags for the generated code (e.g. '-O2 -march=native')")
     ap.add_argument("--threads", type=int, default=1,
                     help="compile with onnxc --threads N and link the pool (runtime_min/onnxc_rt_threads.c)")
+    ap.add_argument("--par-min", default=None,
+                    help="onnxc --par-min X (0 with -DONNXC_PAR_MIN=0 in --cflags: every kernel in parts)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=None, help="folder for the cases (default BUILD/differential/<tag>)")
     ap.add_argument("--keep", action="store_true", help="keep the cases (and the failing builds' folders)")
@@ -78,6 +80,8 @@ def main():
     if args.threads > 1:
         cmd += ["--flag=--threads", f"--flag={args.threads}", "--link",
                 os.path.join(ROOT, "runtime_min", "onnxc_rt_threads.c")]
+        if args.par_min is not None:
+            cmd += ["--flag=--par-min", f"--flag={args.par_min}"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     t2 = time.time()
     per = collections.OrderedDict()
