@@ -245,6 +245,7 @@ typedef struct ConvInfo {
   bool fast, same, dw, wino;
   bool convt;                /* onnxc_conv_t (W_TPANELS weights, not 1x1): ctF floats of scratch */
   int64_t ctF, ctT;          /* ctT > 1 (--threads): tasks of output rows, ctF floats of scratch each */
+  bool same_par;             /* --threads: onnxc_conv_same in tasks of its pixel strips */
   int wa;                    /* wino: 4 (F(2x2,3x3)) or 6 (F(4x4,3x3)) */
   int64_t MB;                /* wino: output channels per pass (F(4x4,3x3)) */
   int64_t WT;                /* wino: tasks (--threads; a scratch each) */
@@ -403,6 +404,7 @@ static void conv_info(Ctx *ctx, const Node *n, ConvInfo *ci) {
       if (g->s[i] != 1 || g->out[i] != g->in[i]) same = false;
     if (same) { /* implicit GEMM on the input (onnxc_conv_same): no scratch */
       ci->same = true;
+      ci->same_par = par_pays(ctx, (double)ci->Mg * ci->Cg * ci->KP * ci->OHW);
       ci->direct = ci->wide = false;
       ci->Mp = (ci->Mg + 7) / 8 * 8;
       return;
@@ -813,8 +815,14 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   } else if (ci->same) {
     emit_use_template(e, "conv");
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-    ep(e, "onnxc_conv_same(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep);", LL(ci->Mg),
-       LL(ci->Cg), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]));
+    const char *shape = fmt(e, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", LL(ci->Mg), LL(ci->Cg), LL(H),
+                            LL(g->in[l]), LL(KH), LL(g->k[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]));
+    if (ci->same_par) {
+      emit_use_template(e, "par");
+      ep(e, "onnxc_conv_same_par(%s, %d, %s, xg, wg, yg, &ep);",
+         emit_par_task(e, NULL, "onnxc_same_task_k", "onnxc_same_job", shape), e->ctx->threads, shape);
+    } else
+      ep(e, "onnxc_conv_same(%s, xg, wg, yg, &ep);", shape);
   } else {
     if (ci->sc) {
       emit_use_template(e, "conv");

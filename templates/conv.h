@@ -80,15 +80,17 @@ ONNXC_UKX_DEF(onnxc_ukx2, 2)
 ONNXC_UKX_DEF(onnxc_ukx3, 3)
 #endif
 
-ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int KH, int KW, int DH, int DW, int PH,
-                                               int PW, const float *x, const float *wp, float *y, const onnxc_epi *e) {
-  const int N = H * W, KP = KH * KW, K = C * KP, Mp = (M + 7) / 8 * 8;
 #if defined(ONNXC_AVX512)
+/* part of parts of the strips of 48 output pixels (templates/par.h onnxc_conv_same_par) */
+ONNXC_MAYBE_UNUSED static void onnxc_conv_same_r(int M, int C, int H, int W, int KH, int KW, int DH, int DW, int PH,
+                                                 int PW, const float *x, const float *wp, float *y, const onnxc_epi *e,
+                                                 int part, int parts) {
+  const int N = H * W, KP = KH * KW, K = C * KP, Mp = (M + 7) / 8 * 8;
   int sh[ONNXC_KPMAX];
   __mmask16 mk[3 * ONNXC_KPMAX];
-  const int nv = (N + 15) / 16, ns = (nv + 2) / 3;
+  const int nv = (N + 15) / 16, ns = (nv + 2) / 3, s1 = (int)((long)ns * (part + 1) / parts);
   int s, t, k0, m0, v;
-  for (s = 0; s < ns; s++) {
+  for (s = (int)((long)ns * part / parts); s < s1; s++) {
     const int n0 = nv * s / ns * 16, n1 = nv * (s + 1) / ns * 16, nr = (n1 < N ? n1 : N) - n0;
     for (t = 0; t < KP; t++) {
       const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
@@ -111,6 +113,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
       }
     }
   }
+}
+#endif
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int KH, int KW, int DH, int DW, int PH,
+                                               int PW, const float *x, const float *wp, float *y, const onnxc_epi *e) {
+  const int N = H * W, KP = KH * KW, K = C * KP, Mp = (M + 7) / 8 * 8;
+#if defined(ONNXC_AVX512)
+  (void)N, (void)KP, (void)K, (void)Mp;
+  onnxc_conv_same_r(M, C, H, W, KH, KW, DH, DW, PH, PW, x, wp, y, e, 0, 1);
 #elif defined(ONNXC_NEON)
   /* strips of 12 output pixels: per k block the strip's B rows (one per (c, tap): the input
      shifted by the tap, zero in the padding) are gathered into a 12-wide panel on the stack,

@@ -328,6 +328,49 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t_par(onnxc_task f, int T, int M, int 
 }
 #endif
 
+#ifdef ONNXC_HAVE_DW2D
+/* onnxc_conv_same cut by its strips of output pixels (whole rows where the strips are: part i
+   takes strips [ns i / t, ns (i + 1) / t)); other targets than AVX-512 run it on one thread */
+typedef struct onnxc_same_job {
+  int M, C, H, W, KH, KW, DH, DW, PH, PW, T;
+  const float *x, *wp;
+  float *y;
+  const onnxc_epi *e;
+} onnxc_same_job;
+
+ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_same_task_k(const onnxc_same_job *j, int i, int M, int C, int H, int W,
+                                                                    int KH, int KW, int DH, int DW, int PH, int PW) {
+#if defined(ONNXC_AVX512)
+  onnxc_conv_same_r(M, C, H, W, KH, KW, DH, DW, PH, PW, j->x, j->wp, j->y, j->e, i, j->T);
+#else
+  if (i == 0) onnxc_conv_same(M, C, H, W, KH, KW, DH, DW, PH, PW, j->x, j->wp, j->y, j->e);
+#endif
+}
+ONNXC_MAYBE_UNUSED static void onnxc_same_task(void *p, int i) {
+  const onnxc_same_job *j = (const onnxc_same_job *)p;
+  onnxc_same_task_k(j, i, j->M, j->C, j->H, j->W, j->KH, j->KW, j->DH, j->DW, j->PH, j->PW);
+}
+
+ONNXC_MAYBE_UNUSED static void onnxc_conv_same_par(onnxc_task f, int T, int M, int C, int H, int W, int KH, int KW, int DH,
+                                                   int DW, int PH, int PW, const float *x, const float *wp, float *y,
+                                                   const onnxc_epi *e) {
+  onnxc_same_job j;
+#if defined(ONNXC_AVX512)
+  const int t = e && e->sum ? 1 : onnxc_par_tasks(T, ((H * W + 15) / 16 + 2) / 3, 1, (double)M * C * KH * KW * H * W);
+#else
+  const int t = 1;
+  (void)T;
+#endif
+  if (t <= 1) {
+    onnxc_conv_same(M, C, H, W, KH, KW, DH, DW, PH, PW, x, wp, y, e);
+    return;
+  }
+  j.M = M, j.C = C, j.H = H, j.W = W, j.KH = KH, j.KW = KW, j.DH = DH, j.DW = DW, j.PH = PH, j.PW = PW, j.T = t;
+  j.x = x, j.wp = wp, j.y = y, j.e = e;
+  onnxc_parallel_for(t, f ? f : onnxc_same_task, &j);
+}
+#endif
+
 #if defined(ONNXC_AVX512) && defined(ONNXC_HAVE_DW2D)
 /* A DwBlock in the lanes form (onnxc_dwbl_rows) cut by output rows: part i takes rows
    [OH i / t, OH (i + 1) / t) in bands of R, its windows at s + i * part (floats). */
