@@ -10,7 +10,7 @@
    par_pays, applies the same weights to the convolutions and emits the one-thread call where
    they stay on one thread).  Measured on MLPerf DS-CNN (two threads, per node): a 64 x 125 x 64
    product took 13.0k TSC ticks on one thread and 14.5-15.7k in two parts, a 64-channel 25 x 5
-   depthwise layer 5.4k and 7.6-7.9k; so products weigh 1/4 and depthwise layers 1. */
+   depthwise layer 5.4k and 7.6-7.9k; so products weigh 1/4 and depthwise layers 2 (below). */
 /* Specialized tasks: each job type's task body below (onnxc_X_task_k) takes the kernel's shape
    as arguments.  The generic task (onnxc_X_task) passes the job's fields; the task function the
    compiler writes per node (emit_par_task) passes constants, so the kernel is compiled for that
@@ -144,7 +144,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d_par(int T, int CO, int mult, const flo
                                               int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, float *y,
                                               int OH, int OW, const onnxc_epi *e) {
   onnxc_dw_job j;
-  const int t = onnxc_par_tasks(T, CO, mult % 16 == 0 ? mult : 16L * mult, (double)CO * OH * OW * KH * KW);
+  /* (twice the multiply-adds: ShuffleNetV2's 116-channel 14 x 14 layers gain in two parts, 2.0 or
+     4.0 times 2.0e5; DS-CNN's 64-channel 25 x 5 ones, 7.2e4, lose) */
+  const int t = onnxc_par_tasks(T, CO, mult % 16 == 0 ? mult : 16L * mult, 2.0 * CO * OH * OW * KH * KW);
   if (t <= 1) {
     onnxc_dw2d(CO, mult, x, IH, IW, w, KH, KW, SH, SW, PH, PW, DH, DW, y, OH, OW, e);
     return;
