@@ -89,16 +89,17 @@ static int64_t band_rows(const DwBlock *b, int64_t cap, bool lanes) {
 static bool block_means(const Node *n);
 
 /* --threads: the lanes form in tasks of output rows (onnxc_dwbl_par), each with its windows
-   (bands of *R rows, *part floats), where the plan has room for them all; 1: one thread. */
+   (bands of *R rows, *part floats; with plane means, the task's channel sums in its last C
+   floats), where the plan has room for them all; 1: one thread. */
 static int64_t lanes_tasks(const Ctx *ctx, const Node *n, int64_t *R, int64_t *part) {
   const DwBlock *b = n->priv;
   const int64_t cap = n->scratch_cap, T = ctx->threads;
-  if (T <= 1 || !b->lanes || block_means(n) || shared_window(b, cap) || b->OH < 2 * T ||
+  if (T <= 1 || !b->lanes || shared_window(b, cap) || b->OH < 2 * T ||
       !par_pays(ctx, (double)b->C * (b->Cin + b->Cout + b->KH * b->KW) * b->OH * b->OW))
     return 1;
   int64_t r = band_rows(b, cap >= 0 ? cap / T : -1, true), share = (b->OH + T - 1) / T;
   if (r > share) r = share;
-  const int64_t p = (block_scratch_for(b, r, true, false) + 63) / 64 * 64;
+  const int64_t p = (block_scratch_for(b, r, true, false) + (block_means(n) ? 4 * b->C : 0) + 63) / 64 * 64;
   if (cap >= 0 && T * p > cap) return 1;
   *R = r;
   *part = p / 4;
@@ -189,8 +190,13 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
     const int64_t OHW = b->OH * b->OW, Cout = b->pj ? b->Cout : 0;
     emit_use_template(e, "par");
     ep(e, "const onnxc_epi ee = %s;", epi(e, b->ex, n->inputs[2] ? "X2" : "(const float *)0", "(const float *)0", 0, false));
-    ep(e, "const onnxc_epi ed = %s;", epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
+    ep(e, "%sonnxc_epi ed = %s;", block_means(n) ? "" : "const ",
+       epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
     ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
+    if (block_means(n)) { /* the tasks' sums are added into these (onnxc_dwbl_par) */
+      ep(e, "ed.sum = Y1 + nb * %lld;", LL(b->C));
+      ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(b->C));
+    }
     if (b->pj) {
       const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld", LL(b->Cout * OHW)) : "(const float *)0";
       ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
@@ -205,6 +211,7 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
        LL(b->SW), LL(b->PH), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->Wp), LL(b->OH), LL(b->OW), LL(Cout),
        b->pj ? "X5" : "(const float *)0", b->pj ? "&ej" : "&ee", LL((b->pj ? b->Cout : b->C) * OHW), LL(s1_floats(b, TR, true, false)),
        LL(part), LL(TR));
+    if (block_means(n)) ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] /= %s;", LL(b->C), c_lit(e, DT_FLOAT, (double)OHW));
     ep(e, "}");
     return;
   }

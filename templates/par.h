@@ -375,7 +375,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same_par(onnxc_task f, int T, int M, i
 
 #if defined(ONNXC_AVX512) && defined(ONNXC_HAVE_DW2D)
 /* A DwBlock in the lanes form (onnxc_dwbl_rows) cut by output rows: part i takes rows
-   [OH i / t, OH (i + 1) / t) in bands of R, its windows at s + i * part (floats). */
+   [OH i / t, OH (i + 1) / t) in bands of R, its windows at s + i * part (floats).  With plane
+   means (ed->sum), part i adds its channel sums up in the last C floats of its part, and they
+   are added into ed->sum in part order after the parts end. */
 typedef struct onnxc_dwbl_job {
   int C, Cin, IH, IW, KH, KW, SH, SW, PH, PW, DH, DW, Wp, OH, OW, Cout, R, T;
   long s1f, part;
@@ -389,8 +391,14 @@ ONNXC_MAYBE_UNUSED static ONNXC_PAR_INLINE void onnxc_dwbl_task_k(const onnxc_dw
                                                                     int DH, int DW, int Wp, int OH, int OW, int Cout,
                                                                     long s1f, long part, int R) {
   const int r0 = (int)((long)OH * i / j->T), r1 = (int)((long)OH * (i + 1) / j->T);
+  onnxc_epi ed = *j->ed;
+  if (ed.sum) {
+    int c;
+    ed.sum = j->s + (long)(i + 1) * part - C;
+    for (c = 0; c < C; c++) ed.sum[c] = 0.0f;
+  }
   if (r1 <= r0) return;
-  onnxc_dwbl_rows(C, Cin, j->x, IH, IW, j->A, j->ee, j->w, KH, KW, SH, SW, PH, PW, DH, DW, Wp, OH, OW, j->ed, Cout, j->P, j->ej,
+  onnxc_dwbl_rows(C, Cin, j->x, IH, IW, j->A, j->ee, j->w, KH, KW, SH, SW, PH, PW, DH, DW, Wp, OH, OW, &ed, Cout, j->P, j->ej,
                   j->y, j->s + (long)i * part, s1f, R, r0, r1);
 }
 ONNXC_MAYBE_UNUSED static void onnxc_dwbl_task(void *p, int i) {
@@ -415,6 +423,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwbl_par(onnxc_task f, int T, int C, int Ci
   j.DW = DW, j.Wp = Wp, j.OH = OH, j.OW = OW, j.Cout = Cout, j.R = R, j.T = t, j.s1f = s1f, j.part = part, j.x = x;
   j.A = A, j.w = w, j.P = P, j.ee = ee, j.ed = ed, j.ej = ej, j.y = y, j.s = s;
   onnxc_parallel_for(t, f ? f : onnxc_dwbl_task, &j);
+  if (ed->sum) {
+    int c, i;
+    for (c = 0; c < C; c++) {
+      float a = 0.0f;
+      for (i = 0; i < t; i++) a += s[(long)(i + 1) * part - C + c];
+      ed->sum[c] += a;
+    }
+  }
 }
 
 /* onnxc_conv_sc cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t) in bands of R
