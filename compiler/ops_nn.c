@@ -763,7 +763,8 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   const char *bias = node_in(n, 2) ? fmt(e, "X2 + gi * %lld", LL(ci->Mg)) : NULL;
   if (ci->pointwise && n->w_layout == W_TPANELS) { /* one group, output channels in lanes */
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-    ep(e, "onnxc_sgemm_t(%lld, %lld, %lld, wg, xg, %lld, yg, %lld, &ep);", LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW), LL(ci->OHW));
+    ep(e, "%s%lld, %lld, %lld, wg, xg, %lld, yg, %lld, &ep);", kcall(e, "onnxc_sgemm_t"), LL(ci->Mg), LL(ci->OHW), LL(K), LL(ci->OHW),
+       LL(ci->OHW));
   } else if (ci->pointwise && n->fuse_scale) { /* one group: the weights' columns scaled first */
     const Value *sv = n->inputs[n->fuse_scale];
     const char *sp = fmt(e, "X%d + nb * %lld", n->fuse_scale, LL(value_numel(sv) == ci->C ? 0 : ci->C));

@@ -460,7 +460,7 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   ConvShape cs;
   conv_shape(ctx, p, &cs);
   bool convt = G == 1 && !cs.pointwise && cs.r == 2 && convt_ok(&cs, KP);
-  if ((G == 1 && cs.pointwise && ctx->threads <= 1) || convt) {
+  if ((G == 1 && cs.pointwise) || convt) {
     /* few pixels (7x7 planes): output channels in the vector lanes (onnxc_sgemm_t) where the
        16-column vectors of the pixel-lane kernel would leave more lanes empty; small planes of
        other 2-D convolutions the same way (onnxc_conv_t) */
