@@ -95,7 +95,7 @@ static int64_t lanes_tasks(const Ctx *ctx, const Node *n, int64_t *R, int64_t *p
   const DwBlock *b = n->priv;
   const int64_t cap = n->scratch_cap, T = ctx->threads;
   if (T <= 1 || !b->lanes || shared_window(b, cap) || b->OH < 2 * T ||
-      !par_pays(ctx, (double)b->C * (b->Cin + b->Cout + b->KH * b->KW) * b->OH * b->OW))
+      !par_pays(ctx, (double)b->C * (b->Cin + (b->pj ? b->Cout : 0) + b->KH * b->KW) * b->OH * b->OW))
     return 1;
   int64_t r = band_rows(b, cap >= 0 ? cap / T : -1, true), share = (b->OH + T - 1) / T;
   if (r > share) r = share;
@@ -141,6 +141,19 @@ static const char *kc(Emit *e, const char *fn) {
   return fmt(e, "%s_par(%d, ", fn, e->ctx->threads);
 }
 
+/* With plane means: ed.sum at the batch element's means, zeroed (the kernels add into them);
+   after its bands, the sums into means. */
+static void means_open(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  if (!block_means(n)) return;
+  ep(e, "ed.sum = Y1 + nb * %lld;", LL(b->C));
+  ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(b->C));
+}
+static void means_close(Emit *e, Node *n) {
+  const DwBlock *b = n->priv;
+  if (block_means(n)) ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] /= %s;", LL(b->C), c_lit(e, DT_FLOAT, (double)(b->OH * b->OW)));
+}
+
 /* Both forms: the epilogues, the batch loop and the loop over bands of R output rows (on rows
    from o0; input rows top.. of the window, rows of them). */
 static void band_open(Emit *e, Node *n, int64_t R) {
@@ -149,10 +162,7 @@ static void band_open(Emit *e, Node *n, int64_t R) {
   ep(e, "%sonnxc_epi ed = %s;", block_means(n) ? "" : "const ",
      epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
   ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
-  if (block_means(n)) {
-    ep(e, "ed.sum = Y1 + nb * %lld;", LL(b->C));
-    ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(b->C));
-  }
+  means_open(e, n);
   ep(e, "const float *x = X0 + nb * %lld;", LL(b->Cin * b->IH * b->IW));
   ep(e, "float *y = Y0 + nb * %lld;", LL(b->Cout * b->OH * b->OW));
   ep(e, "int prev_top = 0, prev_rows = 0;");
@@ -177,7 +187,7 @@ static void band_close(Emit *e, Node *n, bool lanes) {
   ep(e, "prev_top = top;");
   ep(e, "prev_rows = rows;");
   ep(e, "}");
-  if (block_means(n)) ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] /= %s;", LL(b->C), c_lit(e, DT_FLOAT, (double)OHW));
+  means_close(e, n);
   ep(e, "}");
 }
 
@@ -193,10 +203,7 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
     ep(e, "%sonnxc_epi ed = %s;", block_means(n) ? "" : "const ",
        epi(e, b->dw, n->inputs[4] ? "X4" : "(const float *)0", "(const float *)0", 0, false));
     ep(e, "for (int nb = 0; nb < %lld; nb++) {", LL(b->N));
-    if (block_means(n)) { /* the tasks' sums are added into these (onnxc_dwbl_par) */
-      ep(e, "ed.sum = Y1 + nb * %lld;", LL(b->C));
-      ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(b->C));
-    }
+    means_open(e, n); /* (onnxc_dwbl_par adds the tasks' sums into them) */
     if (b->pj) {
       const char *res = n->inputs[7] ? fmt(e, "X7 + nb * %lld", LL(b->Cout * OHW)) : "(const float *)0";
       ep(e, "const onnxc_epi ej = %s;", epi(e, b->pj, n->inputs[6] ? "X6" : "(const float *)0", res, OHW, true));
@@ -211,7 +218,7 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
        LL(b->SW), LL(b->PH), LL(b->PW), LL(b->DH), LL(b->DW), LL(b->Wp), LL(b->OH), LL(b->OW), LL(Cout),
        b->pj ? "X5" : "(const float *)0", b->pj ? "&ej" : "&ee", LL((b->pj ? b->Cout : b->C) * OHW), LL(s1_floats(b, TR, true, false)),
        LL(part), LL(TR));
-    if (block_means(n)) ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] /= %s;", LL(b->C), c_lit(e, DT_FLOAT, (double)OHW));
+    means_close(e, n);
     ep(e, "}");
     return;
   }

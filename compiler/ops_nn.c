@@ -788,11 +788,10 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
     ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, acc ? NULL : res, ci->OHW));
     if (ci->TB > 0 && ci->WT > 1) {
       emit_use_template(e, "par");
-      const char *task = emit_par_task(e, NULL, "onnxc_wino_task_k", "onnxc_wino_job",
-                                       fmt(e, "%d, %lld, %lld, %lld, %lld, %lld, %lld, %d, %d", ci->wa, LL(ci->Mg), LL(ci->Cg),
-                                           LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0));
-      ep(e, "onnxc_wino_par(%s, %lld, %d, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld, %d, %d);", task, LL(ci->WT),
-         ci->wa, LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0);
+      const char *shape = fmt(e, "%d, %lld, %lld, %lld, %lld", ci->wa, LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]));
+      const char *blocks = fmt(e, "%lld, %lld, %d, %d", LL(ci->TB), LL(ci->MB), acc, ci->wbych ? 1 : 0);
+      const char *task = emit_par_task(e, NULL, "onnxc_wino_task_k", "onnxc_wino_job", fmt(e, "%s, %s", shape, blocks));
+      ep(e, "onnxc_wino_par(%s, %lld, %s, xg, wg, yg, &ep, (float *)W, %s);", task, LL(ci->WT), shape, blocks);
     } else if (ci->TB > 0)
       ep(e, "onnxc_wino%s(%lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld%s, %d);", ci->wa == 6 ? "43" : "23",
          LL(ci->Mg), LL(ci->Cg), LL(g->in[0]), LL(g->in[1]), LL(ci->TB), ci->wa == 6 ? fmt(e, ", %lld", LL(ci->MB)) : "", acc);
@@ -849,14 +848,12 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
       emit_use_template(e, "conv");
       emit_use_template(e, "par");
       ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
-      const char *task = emit_par_task(
-          e, NULL, "onnxc_i2c_task_k", "onnxc_i2c_job",
-          fmt(e, "%d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", ci->i2ch ? 1 : 0,
-              LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH),
-              LL(g->pb[l]), LL(ci->ROWS), LL(OW), LL(ci->i2F), LL(ci->i2TR)));
-      ep(e, "onnxc_conv_i2c_par(%s, %lld, %d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, (float *)W, %lld, %lld);",
-         task, LL(ci->i2T), ci->i2ch ? 1 : 0, LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH), LL(g->s[l]),
-         LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]), LL(ci->ROWS), LL(OW), LL(ci->i2F), LL(ci->i2TR));
+      const char *shape = fmt(e, "%d, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld",
+                              ci->i2ch ? 1 : 0, LL(ci->Mg), LL(K), LL(ci->KB), LL(H), LL(g->in[l]), LL(KH), LL(g->k[l]), LL(SH),
+                              LL(g->s[l]), LL(DH), LL(g->d[l]), LL(PH), LL(g->pb[l]), LL(ci->ROWS), LL(OW));
+      const char *tiles = fmt(e, "%lld, %lld", LL(ci->i2F), LL(ci->i2TR));
+      const char *task = emit_par_task(e, NULL, "onnxc_i2c_task_k", "onnxc_i2c_job", fmt(e, "%s, %s", shape, tiles));
+      ep(e, "onnxc_conv_i2c_par(%s, %lld, %s, xg, wg, yg, &ep, (float *)W, %s);", task, LL(ci->i2T), shape, tiles);
       if (ci->sc) ep(e, "#endif");
       ep(e, "}");
       ep(e, "}");
