@@ -1284,19 +1284,30 @@ ONNXC_MAYBE_UNUSED static int onnxc_conv_sc_wp(int OW, int KW, int S, int PW) {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int *xo, const float *wb,
-                                       const int *wo, const int *wk, int mb, float *y, long OHW, int mr,
-                                       int nr, const onnxc_epi *e, int m0, int j0, long xs, int ys, int dv) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
-  __m512 c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
-  __m512 c40 = c00, c41 = c00, c42 = c00, c50 = c00, c51 = c00, c52 = c00;
-  __m512 c60 = c00, c61 = c00, c62 = c00, c70 = c00, c71 = c00, c72 = c00;
-  int t;
-  for (t = 0; t < K; t++) {
-    const float *xp = xb + xo[t], *w = wb + wo[t] + (long)mb * wk[t];
-    const __m512 x0 = _mm512_loadu_ps(xp);
-    const __m512 x1 = ns > 1 ? _mm512_loadu_ps(xp + xs) : x0;
-    const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 2 * xs) : x0;
+static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int *xo, const float *wb, int Mp,
+                                       int mb, float *y, long OHW, int mr, int nr, const onnxc_epi *e, int m0,
+                                       int j0, long xs, int ys, int dv) {
+  /* a per-row bias (and no residual) starts the sums; then Relu / Clip / none is one clamp or a
+     plain store per vector, without the tests of the general epilogue (K = 27 steps of 24 FMAs
+     per strip: the tests cost as much as a sixth of the strip) */
+  const int pb = e && e->bias && !e->bias_cols && !e->res;
+  __m512 c00 = _mm512_setzero_ps(), c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+  __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
+  int t, b;
+#define ONNXC_SCB(r)                                                          \
+  c##r##0 = pb && r < mr ? _mm512_set1_ps(e->bias[m0 + r]) : _mm512_setzero_ps(); \
+  c##r##1 = c##r##0;                                                          \
+  c##r##2 = c##r##0;
+  ONNXC_ROWS8(ONNXC_SCB)
+#undef ONNXC_SCB
+  for (b = 0; b < K; b += ONNXC_KC) { /* the weights of tap t: 8 floats, consecutive within a k block */
+    const int kc = K - b < ONNXC_KC ? K - b : ONNXC_KC;
+    const float *w = wb + (long)b * Mp + (long)mb * 8 * kc;
+    for (t = b; t < b + kc; t++, w += 8) {
+      const float *xp = xb + xo[t];
+      const __m512 x0 = _mm512_loadu_ps(xp);
+      const __m512 x1 = ns > 1 ? _mm512_loadu_ps(xp + xs) : x0;
+      const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 2 * xs) : x0;
 #define ONNXC_SCF(r)                                         \
   {                                                          \
     const __m512 a = _mm512_set1_ps(w[r]);                   \
@@ -1304,32 +1315,55 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
     if (ns > 1) c##r##1 = _mm512_fmadd_ps(a, x1, c##r##1);   \
     if (ns > 2) c##r##2 = _mm512_fmadd_ps(a, x2, c##r##2);   \
   }
-    ONNXC_ROWS8(ONNXC_SCF)
+      ONNXC_ROWS8(ONNXC_SCF)
 #undef ONNXC_SCF
+    }
+  }
+  {
+    __m512 lo_, hi_;
+    int clamp_ = 0;
+    const __mmask16 k0_ = ONNXC_MASK16(nr), k1_ = ONNXC_MASK16(nr - dv), k2_ = ONNXC_MASK16(nr - 2 * dv);
+    if (!e || ((pb || !e->bias) && onnxc_epi_simple(e, &clamp_, &lo_, &hi_))) {
+#define ONNXC_SCP1(r, v) \
+  if (ns > v && r < mr) _mm512_mask_storeu_ps(y + (long)r * OHW + ys * v, k##v##_, c##r##v);
+#define ONNXC_SCC1(r, v) \
+  if (ns > v && r < mr) _mm512_mask_storeu_ps(y + (long)r * OHW + ys * v, k##v##_, _mm512_min_ps(_mm512_max_ps(c##r##v, lo_), hi_));
+#define ONNXC_SCP(r) ONNXC_SCP1(r, 0) ONNXC_SCP1(r, 1) ONNXC_SCP1(r, 2)
+#define ONNXC_SCC(r) ONNXC_SCC1(r, 0) ONNXC_SCC1(r, 1) ONNXC_SCC1(r, 2)
+      if (clamp_) {
+        ONNXC_ROWS8(ONNXC_SCC)
+      } else {
+        ONNXC_ROWS8(ONNXC_SCP)
+      }
+#undef ONNXC_SCC
+#undef ONNXC_SCP
+#undef ONNXC_SCC1
+#undef ONNXC_SCP1
+      return;
+    }
   }
   {
     ONNXC_EV
-    /* the epilogue: Relu, Clip, HardSwish, HardSigmoid, SiLU and Sigmoid inline (a call per
+    if (pb) ev_.bias = (const float *)0;
+    /* the other epilogues: Relu, Clip, HardSwish, HardSigmoid, SiLU and Sigmoid inline (a call per
        vector spills the accumulators: EfficientNet's stem 298 -> 295 us alone, MobileNetV3's
        HardSwish stem 127 -> 119 us), other activations by call */
 #define ONNXC_SCS1(r, v)                                                                            \
   if (ns > v && r < mr) {                                                                           \
     const __mmask16 k_ = ONNXC_MASK16(nr - dv * v);                                                 \
     __m512 t_ = c##r##v;                                                                            \
-    if (e) {                                                                                        \
-      if (ev_.bias) t_ = _mm512_add_ps(t_, _mm512_set1_ps(ev_.bias[m0 + r]));                       \
-      if (ev_.res) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(k_, ev_.res + (long)(m0 + r) * ev_.ldr + j0 + ys * v)); \
-      if (ev_.act == ONNXC_ACT_RELU) t_ = _mm512_max_ps(t_, _mm512_setzero_ps());                   \
-      else if (ev_.act == ONNXC_ACT_CLIP)                                                           \
-        t_ = _mm512_min_ps(_mm512_max_ps(t_, _mm512_set1_ps(ev_.alpha)), _mm512_set1_ps(ev_.beta)); \
-      else if (ev_.act == ONNXC_ACT_HARDSWISH || ev_.act == ONNXC_ACT_HARDSIGMOID) {                \
-        __m512 h_ = _mm512_fmadd_ps(_mm512_set1_ps(ev_.alpha), t_, _mm512_set1_ps(ev_.beta));       \
-        h_ = _mm512_min_ps(_mm512_max_ps(h_, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));           \
-        t_ = ev_.act == ONNXC_ACT_HARDSWISH ? _mm512_mul_ps(t_, h_) : h_;                           \
-      } else if (ev_.act == ONNXC_ACT_SILU || ev_.act == ONNXC_ACT_SIGMOID)                         \
-        t_ = _mm512_div_ps(onnxc_signum16(t_, ev_.act == ONNXC_ACT_SILU), onnxc_sigden16(t_));      \
-      else if (ev_.act) t_ = onnxc_act16(t_, ev_.act, ev_.alpha, ev_.beta);                         \
-    }                                                                                               \
+    if (ev_.bias) t_ = _mm512_add_ps(t_, _mm512_set1_ps(ev_.bias[m0 + r]));                         \
+    if (ev_.res) t_ = _mm512_add_ps(t_, _mm512_maskz_loadu_ps(k_, ev_.res + (long)(m0 + r) * ev_.ldr + j0 + ys * v)); \
+    if (ev_.act == ONNXC_ACT_RELU) t_ = _mm512_max_ps(t_, _mm512_setzero_ps());                     \
+    else if (ev_.act == ONNXC_ACT_CLIP)                                                             \
+      t_ = _mm512_min_ps(_mm512_max_ps(t_, _mm512_set1_ps(ev_.alpha)), _mm512_set1_ps(ev_.beta));   \
+    else if (ev_.act == ONNXC_ACT_HARDSWISH || ev_.act == ONNXC_ACT_HARDSIGMOID) {                  \
+      __m512 h_ = _mm512_fmadd_ps(_mm512_set1_ps(ev_.alpha), t_, _mm512_set1_ps(ev_.beta));         \
+      h_ = _mm512_min_ps(_mm512_max_ps(h_, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));             \
+      t_ = ev_.act == ONNXC_ACT_HARDSWISH ? _mm512_mul_ps(t_, h_) : h_;                             \
+    } else if (ev_.act == ONNXC_ACT_SILU || ev_.act == ONNXC_ACT_SIGMOID)                           \
+      t_ = _mm512_div_ps(onnxc_signum16(t_, ev_.act == ONNXC_ACT_SILU), onnxc_sigden16(t_));        \
+    else if (ev_.act) t_ = onnxc_act16(t_, ev_.act, ev_.alpha, ev_.beta);                           \
     _mm512_mask_storeu_ps(y + (long)r * OHW + ys * v, k_, t_);                                      \
   }
 #define ONNXC_SCS(r) ONNXC_SCS1(r, 0) ONNXC_SCS1(r, 1) ONNXC_SCS1(r, 2)
@@ -1528,16 +1562,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
                                                 int yr0, const onnxc_epi *e, float *buf, int R, int ohb, int ohe) {
   const int K = C * KH * KW, Mp = (M + 7) / 8 * 8, Wp = onnxc_conv_sc_wp(OW, KW, S, PW), L = (PW + S - 1) / S;
   const long rs = (long)C * S * Wp; /* floats per buffered input row */
-  int xo[ONNXC_SCMAX], wo[ONNXC_SCMAX], wk[ONNXC_SCMAX];
+  int xo[ONNXC_SCMAX];
   int t, oh0, oh, m0, ow0;
   (void)OH;
   for (t = 0; t < K; t++) {
     const int c = t / (KH * KW), kh = t / KW % KH, kw = t % KW, d = kw - PW;
     const int q = d >= 0 ? d / S : -((-d + S - 1) / S), p = d - q * S;
-    const int b = t / ONNXC_KC * ONNXC_KC, kc = K - b < ONNXC_KC ? K - b : ONNXC_KC;
     xo[t] = (int)(kh * rs + ((long)c * S + p) * Wp + L + q);
-    wo[t] = b * Mp + 8 * (t - b);
-    wk[t] = 8 * kc;
   }
   for (oh0 = ohb; oh0 < ohe; oh0 += R) {
     const int rn = ohe - oh0 < R ? ohe - oh0 : R, nin = (rn - 1) * S + KH, ih0 = oh0 * S - PH;
@@ -1587,9 +1618,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
         for (m0 = 0; m0 < M; m0 += 8) {
           const int mr = M - m0 < 8 ? M - m0 : 8;
           float *yr = y + (long)m0 * OHW + (long)(oh - yr0) * OW;
-          if (nrow == 3) onnxc_conv_sc_strip(3, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
-          else if (nrow == 2) onnxc_conv_sc_strip(2, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
-          else onnxc_conv_sc_strip(1, K, xb, xo, wp, wo, wk, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
+          if (nrow == 3) onnxc_conv_sc_strip(3, K, xb, xo, wp, Mp, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
+          else if (nrow == 2) onnxc_conv_sc_strip(2, K, xb, xo, wp, Mp, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
+          else onnxc_conv_sc_strip(1, K, xb, xo, wp, Mp, m0 / 8, yr, OHW, mr, OW, e, m0, oh * OW, S * rs, OW, 0);
         }
       }
       continue;
@@ -1604,9 +1635,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
         int st;
         for (st = 0, ow0 = 0; st < nst; st++) {
           const int ns = nv / nst + (st < nv % nst), nr = OW - ow0 < 16 * ns ? OW - ow0 : 16 * ns;
-          if (ns == 3) onnxc_conv_sc_strip(3, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
-          else if (ns == 2) onnxc_conv_sc_strip(2, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
-          else onnxc_conv_sc_strip(1, K, xb + ow0, xo, wp, wo, wk, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
+          if (ns == 3) onnxc_conv_sc_strip(3, K, xb + ow0, xo, wp, Mp, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
+          else if (ns == 2) onnxc_conv_sc_strip(2, K, xb + ow0, xo, wp, Mp, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
+          else onnxc_conv_sc_strip(1, K, xb + ow0, xo, wp, Mp, m0 / 8, yr + ow0, OHW, mr, nr, e, m0, oh * OW + ow0, 16, 16, 16);
           ow0 += nr;
         }
       }
