@@ -1341,6 +1341,29 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
 #undef ONNXC_SCP1
       return;
     }
+    if (pb && !e->res && (e->act == ONNXC_ACT_HARDSWISH || e->act == ONNXC_ACT_SILU)) {
+      /* the stems of MobileNetV3 (HardSwish) and EfficientNet (SiLU), without tests per vector */
+      const __m512 al_ = _mm512_set1_ps(e->alpha), be_ = _mm512_set1_ps(e->beta), one_ = _mm512_set1_ps(1.0f);
+      const __m512 z_ = _mm512_setzero_ps();
+#define ONNXC_SCH1(r, v)                                                                                         \
+  if (ns > v && r < mr)                                                                                          \
+    _mm512_mask_storeu_ps(y + (long)r * OHW + ys * v, k##v##_,                                                   \
+                          _mm512_mul_ps(c##r##v, _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(al_, c##r##v, be_), z_), one_)));
+#define ONNXC_SCL1(r, v) \
+  if (ns > v && r < mr) _mm512_mask_storeu_ps(y + (long)r * OHW + ys * v, k##v##_, _mm512_div_ps(c##r##v, onnxc_sigden16(c##r##v)));
+#define ONNXC_SCH(r) ONNXC_SCH1(r, 0) ONNXC_SCH1(r, 1) ONNXC_SCH1(r, 2)
+#define ONNXC_SCL(r) ONNXC_SCL1(r, 0) ONNXC_SCL1(r, 1) ONNXC_SCL1(r, 2)
+      if (e->act == ONNXC_ACT_HARDSWISH) {
+        ONNXC_ROWS8(ONNXC_SCH)
+      } else {
+        ONNXC_ROWS8(ONNXC_SCL)
+      }
+#undef ONNXC_SCH
+#undef ONNXC_SCL
+#undef ONNXC_SCH1
+#undef ONNXC_SCL1
+      return;
+    }
   }
   {
     ONNXC_EV
