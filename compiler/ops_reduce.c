@@ -219,10 +219,27 @@ static void red_pass(Emit *e, const RedGroups *g, int kind, int dt, const char *
     ep(e, "const long long ob = %s;", oexpr);
     ep(e, "%s a = %s[ob];", wide ? "double" : CT, acc);
     if (marr) ep(e, "const %s mo = %s[ob];", CT, marr);
-    ep(e, "for (long long t = 0; t < %lld; t++) {", L);
-    ep(e, "const %s v = %s;", CT, v);
-    ep(e, "%s", red_stmt(e, kind, dt, "a", "v", "mo"));
-    ep(e, "}");
+    long long t0 = 0;
+    if (wide && !marr && L >= 16) {
+      /* eight partial sums (one chain of L dependent double adds waits on the add latency: a
+         ReduceMean over 7 x 7 planes of 1024 channels took 75k TSC ticks, 1.5 per element);
+         compilers make them one vector of doubles */
+      t0 = L / 8 * 8;
+      ep(e, "double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};");
+      ep(e, "for (long long t = 0; t < %lld; t += 8) {", t0);
+      ep(e, "for (int u = 0; u < 8; u++) {");
+      ep(e, "const %s v = %s;", CT, c_load(e, dt, "X0[i + t + u]"));
+      ep(e, "%s", red_stmt(e, kind, dt, "p[u]", "v", "mo"));
+      ep(e, "}");
+      ep(e, "}");
+      ep(e, "a += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));");
+    }
+    if (t0 < L) {
+      ep(e, "for (long long t = %lld; t < %lld; t++) {", t0, L);
+      ep(e, "const %s v = %s;", CT, v);
+      ep(e, "%s", red_stmt(e, kind, dt, "a", "v", "mo"));
+      ep(e, "}");
+    }
     ep(e, "%s[ob] = %sa;", acc, wide ? "(float)" : "");
   } else {
     ep(e, "%s *ap = %s + (%s);", CT, acc, oexpr);
