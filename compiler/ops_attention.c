@@ -153,15 +153,16 @@ static void sm_emit(Emit *e, Node *n) {
       return;
     }
     ep(e, "%s s = 0;", CT);
+    if (kind == SM_SOFTMAX && dt == DT_FLOAT && !e->cuda && len >= 16) {
+      /* the vector row (templates/gemm.h); the scalar form below, maximum first, where it
+         declines (NaN, inf) */
+      emit_use_template(e, "gemm");
+      ep(e, "if (onnxc_softmax_row(x, y, %lld)) continue;", (long long)len);
+    }
     ep(e, "for (a = 1; a < %lld; a++) {", (long long)len);
     ep(e, "%s v = %s;", CT, c_load(e, dt, "x[a]"));
     ep(e, "if (v > m) m = v;");
     ep(e, "}");
-    if (kind == SM_SOFTMAX && dt == DT_FLOAT && !e->cuda && len >= 16) {
-      /* the vector row (templates/gemm.h); this scalar form where it declines (NaN, inf) */
-      emit_use_template(e, "gemm");
-      ep(e, "if (onnxc_softmax_row(x, y, %lld)) continue;", (long long)len);
-    }
     if (kind == SM_SOFTMAX && direct) {
       ep(e, "for (a = 0; a < %lld; a++) {", (long long)len);
       ep(e, "%s t = %s(x[a] - m);", CT, ex);
