@@ -637,7 +637,7 @@ const char *emit_par_task(Emit *e, const char *guard, const char *body, const ch
   CHECK(e->pre && e->node);
   const char *name = fmt(e, "%s_t%d", fn_name(e, e->node), e->pre_n++);
   if (guard) buf_printf(e->pre, "#if %s\n", guard);
-  buf_printf(e->pre, "static void %s(void *p, int i) { %s((const %s *)p, i, %s); }\n", name, body, job, consts);
+  buf_printf(e->pre, "static ONNXC_PAR_TASK void %s(void *p, int i) { %s((const %s *)p, i, %s); }\n", name, body, job, consts);
   if (guard) buf_printf(e->pre, "#endif\n");
   return name;
 }
