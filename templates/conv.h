@@ -601,7 +601,7 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
       b = _mm512_div_ps(b, onnxc_sigden16(b));
     }
   } else if (e) {
-    a = onnxc_epi16(ev, a, k, oc, oh * OW + ow0);
+    a = onnxc_epi16(ev, a, k, oc, (int)((long)oh * OW + ow0));
     b = onnxc_epi16(ev, b, k, oc, (oh + 1) * OW + ow0);
   }
   _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, k, a);
@@ -874,7 +874,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             _mm_prefetch((const char *)(r2 + 2 * IW + ow0), _MM_HINT_T0);
           }
           a = _mm512_add_ps(a, b);
-          if (e) a = onnxc_epi16(&ev, a, kc, oc, oh * OW + ow0);
+          if (e) a = onnxc_epi16(&ev, a, kc, oc, (int)((long)oh * OW + ow0));
           _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, kc, a);
         }
       }
@@ -977,7 +977,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             _mm_prefetch((const char *)(pr + IW + 16), _MM_HINT_T0);
           }
           acc = _mm512_add_ps(acc, acc2);
-          if (e) acc = onnxc_epi16(&ev, acc, km, oc, oh * OW + ow0);
+          if (e) acc = onnxc_epi16(&ev, acc, km, oc, (int)((long)oh * OW + ow0));
           _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, acc);
         }
       }
@@ -1069,7 +1069,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           {
             const __mmask16 km = ONNXC_MASK16(nout);
             __m512 r = _mm512_add_ps(a0, a1);
-            if (e) r = onnxc_epi16(&ev, r, km, oc, oh * OW + ow0);
+            if (e) r = onnxc_epi16(&ev, r, km, oc, (int)((long)oh * OW + ow0));
             _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, r);
             if (two) {
               r = _mm512_add_ps(b0, b1);
@@ -1122,7 +1122,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           }
           {
             const __mmask16 km = ONNXC_MASK16(nout);
-            if (e) a0 = onnxc_epi16(&ev, a0, km, oc, oh * OW + ow0);
+            if (e) a0 = onnxc_epi16(&ev, a0, km, oc, (int)((long)oh * OW + ow0));
             _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, a0);
             if (two) {
               if (e) b0 = onnxc_epi16(&ev, b0, km, oc, (oh + 1) * OW + ow0);
@@ -1201,7 +1201,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           {
             const __mmask16 km = ONNXC_MASK16(OW - ow0);
             __m512 r = _mm512_add_ps(a0, a1);
-            if (e) r = onnxc_epi16(&ev, r, km, oc, oh * OW + ow0);
+            if (e) r = onnxc_epi16(&ev, r, km, oc, (int)((long)oh * OW + ow0));
             _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, r);
           }
         }
