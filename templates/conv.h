@@ -409,18 +409,24 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
 #if defined(ONNXC_AVX512)
 #define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
 #define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
-/* N pixels p.. of onnxc_pwl16: N accumulators over all k, then the activation and the stores */
-#define ONNXC_PWL(N)                                                                                 \
+/* N pixels p.. of NG channel groups (onnxc_pwl16_gNG): N NG accumulators over all k (each
+   broadcast input value feeds NG FMAs), then the activation and the stores */
+#define ONNXC_PWL(N, NG)                                                                             \
   {                                                                                                  \
-    __m512 a_[N];                                                                                    \
+    __m512 a_[NG][N];                                                                                \
     const float *xp_ = x + p;                                                                        \
-    for (i = 0; i < N; i++) a_[i] = bv;                                                              \
+    ONNXC_UNROLL for (g = 0; g < NG; g++) ONNXC_UNROLL for (i = 0; i < N; i++) a_[g][i] = bv[g];    \
     for (k = 0; k < K; k++, xp_ += ldx) {                                                            \
-      const __m512 wv_ = _mm512_loadu_ps(wg + 16L * k);                                              \
-      ONNXC_UNROLL for (i = 0; i < N; i++) a_[i] = _mm512_fmadd_ps(wv_, _mm512_set1_ps(xp_[i]), a_[i]); \
+      __m512 wv_[NG];                                                                                \
+      ONNXC_UNROLL for (g = 0; g < NG; g++) wv_[g] = _mm512_loadu_ps(wg + g * wgs + 16L * k);        \
+      ONNXC_UNROLL for (i = 0; i < N; i++) {                                                         \
+        const __m512 b_ = _mm512_set1_ps(xp_[i]);                                                    \
+        ONNXC_UNROLL for (g = 0; g < NG; g++) a_[g][i] = _mm512_fmadd_ps(wv_[g], b_, a_[g][i]);      \
+      }                                                                                              \
     }                                                                                                \
     ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
-      dst[(long)row * Wp + col] = onnxc_epi16(ea, a_[i], (__mmask16)0xffff, 0, 0);                   \
+      ONNXC_UNROLL for (g = 0; g < NG; g++)                                                          \
+        dst[g * dgs + (long)row * Wp + col] = onnxc_epi16(&el, a_[g][i], (__mmask16)0xffff, 0, 0);  \
       if (++col == IW) {                                                                             \
         col = 0;                                                                                     \
         row++;                                                                                       \
@@ -428,66 +434,88 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
     }                                                                                                \
     p += N;                                                                                          \
   }
-/* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW): pixel p = r IW
-   + c goes to dst[r Wp + c] = act(bv + sum_k wg[16 k ..] x[k ldx + p]) (the activation of ea,
-   which has no bias and no residual).  Blocks of 8 pixels; the last 9..15 as two blocks of 4
-   to 8 (a block of few pixels waits on its FMA chains' latency: 49 = 5 x 8 + 4 + 5). */
-ONNXC_MAYBE_UNUSED static void onnxc_pwl16(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,
-                                           __m512 bv, const onnxc_epi *ea, __m512 *dst) {
-  int p = 0, k, i, row = 0, col = 0;
-  while (n - p >= 16) ONNXC_PWL(8)
-  while (n > p) {
-    const int r = n - p, b = r >= 8 ? r / 2 : r; /* r = 8..15: two blocks */
-    switch (b) {
-    case 7: ONNXC_PWL(7) break;
-    case 6: ONNXC_PWL(6) break;
-    case 5: ONNXC_PWL(5) break;
-    case 4: ONNXC_PWL(4) break;
-    case 3: ONNXC_PWL(3) break;
-    case 2: ONNXC_PWL(2) break;
-    case 1: ONNXC_PWL(1) break;
-    default: ONNXC_PWL(8) break;
-    }
+/* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW), for NG groups
+   of 16 output channels at once: pixel p = r IW + c of group g goes to dst[g dgs + r Wp + c] =
+   act(bv[g] + sum_k wg[g wgs + 16 k ..] x[k ldx + p]) (the activation of ea, which has no bias
+   and no residual).  Blocks of 8 pixels; the last 9..15 as two blocks of 4 to 8 (a block of few
+   pixels waits on its FMA chains' latency: 49 = 5 x 8 + 4 + 5).  One group per pass took one
+   broadcast load per FMA and, with the weight load, ran load-bound: MobileNetV2's three
+   large-plane expansions (16 -> 96 on 112 x 112, 24 -> 144 on 56 x 56) at 34 flops per TSC tick;
+   three groups share each broadcast. */
+#define ONNXC_PWL_DEF(NAME, NG)                                                                                  \
+  ONNXC_MAYBE_UNUSED static void NAME(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,     \
+                                      long wgs, const __m512 *bv, const onnxc_epi *ea, __m512 *dst, long dgs) {    \
+    const onnxc_epi el = *ea; /* a local copy: the stores through dst cannot change it */                        \
+    int p = 0, k, i, g, row = 0, col = 0;                                                                        \
+    while (n - p >= 16) ONNXC_PWL(8, NG)                                                                         \
+    while (n > p) {                                                                                              \
+      const int r = n - p, b = r >= 8 ? r / 2 : r; /* r = 8..15: two blocks */                                   \
+      switch (b) {                                                                                               \
+      case 7: ONNXC_PWL(7, NG) break;                                                                            \
+      case 6: ONNXC_PWL(6, NG) break;                                                                            \
+      case 5: ONNXC_PWL(5, NG) break;                                                                            \
+      case 4: ONNXC_PWL(4, NG) break;                                                                            \
+      case 3: ONNXC_PWL(3, NG) break;                                                                            \
+      case 2: ONNXC_PWL(2, NG) break;                                                                            \
+      case 1: ONNXC_PWL(1, NG) break;                                                                            \
+      default: ONNXC_PWL(8, NG) break;                                                                           \
+      }                                                                                                          \
+    }                                                                                                            \
   }
-}
+ONNXC_PWL_DEF(onnxc_pwl16_g1, 1)
+ONNXC_PWL_DEF(onnxc_pwl16_g2, 2)
+ONNXC_PWL_DEF(onnxc_pwl16_g3, 3)
 
 ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int IH, int IW, int top, int rows, int j0,
                                            int shift, const float *A, const onnxc_epi *ee, const float *w, int KH,
                                            int KW, int SH, int SW, int PW, int DH, int DW, int Wp, float *s1, float *y,
                                            long ldy, int on, int OW, const onnxc_epi *ed, int shared) {
   const long IHW = (long)IH * IW, gs = shared ? 0 : (long)rows * Wp * 16;
-  const int G = (C + 15) / 16;
-  int g, j, i, jz;
+  const int G = (C + 15) / 16, Mp = (C + 7) / 8 * 8;
+  /* groups per expansion pass: up to 3 whose weights fit the table (separate windows only) */
+  const int NGM = shared ? 1 : ONNXC_DWB_KMAX / (Cin > 0 ? Cin : 1) < 3 ? ONNXC_DWB_KMAX / (Cin > 0 ? Cin : 1) : 3;
+  float wg[16 * ONNXC_DWB_KMAX];
+  __m512 bv[3];
+  onnxc_epi ea = *ee;
+  int g, j = 0, i, jz = 0, q;
   s1 = ONNXC_DWB_ALIGN(s1);
-  for (g = 0; g < G; g++) {
-    float *sg = s1 + g * gs;
-    const int c0 = 16 * g, nc = C - c0 < 16 ? C - c0 : 16, Mp = (C + 7) / 8 * 8;
-    float wg[16 * ONNXC_DWB_KMAX];
-    onnxc_epi ea = *ee;
-    const __m512 bv = ee->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), ee->bias + c0) : _mm512_setzero_ps();
-    int k;
-    ea.bias = (const float *)0;
-    ea.res = (const float *)0;
-    for (k = 0; k < Cin && k < ONNXC_DWB_KMAX; k++) { /* the group's weights [k][16] from the panels of 8 rows */
-      const int kb = k / ONNXC_KC * ONNXC_KC, kc = Cin - kb < ONNXC_KC ? Cin - kb : ONNXC_KC;
-      const float *pk = A + (long)kb * Mp + (long)c0 * kc + (k - kb) * 8;
-      for (i = 0; i < 16; i++) wg[16 * k + i] = c0 + i < Mp ? pk[i / 8 * 8 * kc + i % 8] : 0.0f;
+  ea.bias = (const float *)0;
+  ea.res = (const float *)0;
+  for (g = 0; g < G; g += q) {
+    const int ngm = NGM > 1 ? NGM : 1, NG = G - g < ngm ? G - g : ngm;
+    for (q = 0; q < NG; q++) {
+      float *sg = s1 + (g + q) * gs, *wq = wg + 16L * Cin * q;
+      const int c0 = 16 * (g + q), nc = C - c0 < 16 ? C - c0 : 16;
+      int k;
+      bv[q] = ee->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), ee->bias + c0) : _mm512_setzero_ps();
+      for (k = 0; k < Cin && k < ONNXC_DWB_KMAX; k++) { /* the group's weights [k][16] from the panels of 8 rows */
+        const int kb = k / ONNXC_KC * ONNXC_KC, kc = Cin - kb < ONNXC_KC ? Cin - kb : ONNXC_KC;
+        const float *pk = A + (long)kb * Mp + (long)c0 * kc + (k - kb) * 8;
+        for (i = 0; i < 16; i++) wq[16 * k + i] = c0 + i < Mp ? pk[i / 8 * 8 * kc + i % 8] : 0.0f;
+      }
+      if (j0 > 0) memmove(sg, sg + (long)shift * Wp * 16, sizeof(float) * (size_t)j0 * (size_t)Wp * 16);
+      for (j = j0; j < rows && top + j < 0; j++) memset(sg + (long)j * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
+      jz = IH - top < rows ? IH - top : rows;
+      if (jz < j) jz = j;
+      for (i = jz; i < rows; i++) memset(sg + (long)i * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
+      for (i = j; i < jz; i++) { /* the padding columns of the rows computed below */
+        memset(sg + (long)i * Wp * 16, 0, sizeof(float) * 16 * (size_t)PW);
+        memset(sg + ((long)i * Wp + PW + IW) * 16, 0, sizeof(float) * 16 * (size_t)(Wp - PW - IW));
+      }
     }
-    if (j0 > 0) memmove(sg, sg + (long)shift * Wp * 16, sizeof(float) * (size_t)j0 * (size_t)Wp * 16);
-    for (j = j0; j < rows && top + j < 0; j++) memset(sg + (long)j * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
-    jz = IH - top < rows ? IH - top : rows;
-    if (jz < j) jz = j;
-    for (i = jz; i < rows; i++) memset(sg + (long)i * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
-    for (i = j; i < jz; i++) { /* the padding columns of the rows computed below */
-      memset(sg + (long)i * Wp * 16, 0, sizeof(float) * 16 * (size_t)PW);
-      memset(sg + ((long)i * Wp + PW + IW) * 16, 0, sizeof(float) * 16 * (size_t)(Wp - PW - IW));
-    }
-    if (jz > j) { /* input rows top + j .. top + jz - 1 */
+    if (jz > j) { /* input rows top + j .. top + jz - 1 of the NG groups */
       const float *xr = x + (long)(top + j) * IW;
-      float *r = sg + ((long)j * Wp + PW) * 16;
-      onnxc_pwl16(Cin, xr, IHW, (jz - j) * IW, IW, Wp, wg, bv, &ea, (__m512 *)(void *)r);
+      __m512 *r = (__m512 *)(void *)(s1 + g * gs + ((long)j * Wp + PW) * 16);
+      const int n = (jz - j) * IW;
+      if (NG == 3) onnxc_pwl16_g3(Cin, xr, IHW, n, IW, Wp, wg, 16L * Cin, bv, &ea, r, gs / 16);
+      else if (NG == 2) onnxc_pwl16_g2(Cin, xr, IHW, n, IW, Wp, wg, 16L * Cin, bv, &ea, r, gs / 16);
+      else onnxc_pwl16_g1(Cin, xr, IHW, n, IW, Wp, wg, 16L * Cin, bv, &ea, r, gs / 16);
     }
-    onnxc_dwc16_grp((const __m512 *)(const void *)sg, Wp, w, c0, nc, KH, KW, SH, SW, DH, DW, y, ldy, on, OW, ed);
+    for (q = 0; q < NG; q++) {
+      const int c0 = 16 * (g + q), nc = C - c0 < 16 ? C - c0 : 16;
+      onnxc_dwc16_grp((const __m512 *)(const void *)(s1 + (g + q) * gs), Wp, w, c0, nc, KH, KW, SH, SW, DH, DW, y, ldy,
+                      on, OW, ed);
+    }
   }
 }
 #endif
@@ -977,6 +1005,8 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             _mm_prefetch((const char *)(pr + IW + 16), _MM_HINT_T0);
           }
           acc = _mm512_add_ps(acc, acc2);
+          /* (long: GCC -O2 proved an int overflow of oh * OW at an iteration this loop never
+             reaches and failed -Werror=aggressive-loop-optimizations; the same in the kernels here) */
           if (e) acc = onnxc_epi16(&ev, acc, km, oc, (int)((long)oh * OW + ow0));
           _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, acc);
         }
