@@ -424,15 +424,24 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
         ONNXC_UNROLL for (g = 0; g < NG; g++) a_[g][i] = _mm512_fmadd_ps(wv_[g], b_, a_[g][i]);      \
       }                                                                                              \
     }                                                                                                \
+    if (el.act == ONNXC_ACT_CLIP) ONNXC_PWL_ST(N, NG, _mm512_min_ps(_mm512_max_ps(a_[g][i], lo_), hi_))     \
+    else if (el.act == ONNXC_ACT_RELU) ONNXC_PWL_ST(N, NG, _mm512_max_ps(a_[g][i], _mm512_setzero_ps()))     \
+    else if (!el.act) ONNXC_PWL_ST(N, NG, a_[g][i])                                                      \
+    else ONNXC_PWL_ST(N, NG, onnxc_epi16(&el, a_[g][i], (__mmask16)0xffff, 0, 0))                        \
+    p += N;                                                                                          \
+  }
+/* the stores of ONNXC_PWL, the activation F of a_[g][i] (one loop per activation: the
+   activation switch per vector, as onnxc_epi16's tests, compiled to a jump table with spills
+   and cost a third of a block of 8 pixels and 3 groups at 16 inputs) */
+#define ONNXC_PWL_ST(N, NG, F)                                                                       \
+  {                                                                                                  \
     ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
-      ONNXC_UNROLL for (g = 0; g < NG; g++)                                                          \
-        dst[g * dgs + (long)row * Wp + col] = onnxc_epi16(&el, a_[g][i], (__mmask16)0xffff, 0, 0);  \
+      ONNXC_UNROLL for (g = 0; g < NG; g++) dst[g * dgs + (long)row * Wp + col] = F;                 \
       if (++col == IW) {                                                                             \
         col = 0;                                                                                     \
         row++;                                                                                       \
       }                                                                                              \
     }                                                                                                \
-    p += N;                                                                                          \
   }
 /* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW), for NG groups
    of 16 output channels at once: pixel p = r IW + c of group g goes to dst[g dgs + r Wp + c] =
@@ -446,6 +455,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
   ONNXC_MAYBE_UNUSED static void NAME(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,     \
                                       long wgs, const __m512 *bv, const onnxc_epi *ea, __m512 *dst, long dgs) {    \
     const onnxc_epi el = *ea; /* a local copy: the stores through dst cannot change it */                        \
+    const __m512 lo_ = _mm512_set1_ps(el.alpha), hi_ = _mm512_set1_ps(el.beta);                                  \
     int p = 0, k, i, g, row = 0, col = 0;                                                                        \
     while (n - p >= 16) ONNXC_PWL(8, NG)                                                                         \
     while (n > p) {                                                                                              \
