@@ -409,12 +409,37 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
 #if defined(ONNXC_AVX512)
 #define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
 #define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
+/* The activation of ea on N pixels of NG groups already stored at dst (from pixel (row, col);
+   see onnxc_pwl16_gNG): for the activations other than Relu and Clip (SiLU, HardSwish, ...), in
+   a pass of its own over the vectors just stored, so that the pixel blocks do not carry the
+   whole general epilogue inline per vector (its switch compiled to a jump table with spills,
+   and per block size and group count it was 130 KiB of code in MobileNetV2). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+ONNXC_MAYBE_UNUSED static void onnxc_pwl16_act(const onnxc_epi *ea, __m512 *dst, long dgs, int NG, int row, int col,
+                                               int N, int IW, int Wp) {
+  const onnxc_epi el = *ea;
+  int i, g;
+  for (i = 0; i < N; i++) {
+    for (g = 0; g < NG; g++) {
+      __m512 *d = dst + g * dgs + (long)row * Wp + col;
+      *d = onnxc_epi16(&el, *d, (__mmask16)0xffff, 0, 0);
+    }
+    if (++col == IW) {
+      col = 0;
+      row++;
+    }
+  }
+}
 /* N pixels p.. of NG channel groups (onnxc_pwl16_gNG): N NG accumulators over all k (each
-   broadcast input value feeds NG FMAs), then the activation and the stores */
+   broadcast input value feeds NG FMAs), then the stores: clamped (Relu, Clip), plain (no
+   activation), or plain and then onnxc_pwl16_act */
 #define ONNXC_PWL(N, NG)                                                                             \
   {                                                                                                  \
     __m512 a_[NG][N];                                                                                \
     const float *xp_ = x + p;                                                                        \
+    const int r0_ = row, c0_ = col;                                                                  \
     ONNXC_UNROLL for (g = 0; g < NG; g++) ONNXC_UNROLL for (i = 0; i < N; i++) a_[g][i] = bv[g];    \
     for (k = 0; k < K; k++, xp_ += ldx) {                                                            \
       __m512 wv_[NG];                                                                                \
@@ -424,15 +449,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
         ONNXC_UNROLL for (g = 0; g < NG; g++) a_[g][i] = _mm512_fmadd_ps(wv_[g], b_, a_[g][i]);      \
       }                                                                                              \
     }                                                                                                \
-    if (el.act == ONNXC_ACT_CLIP) ONNXC_PWL_ST(N, NG, _mm512_min_ps(_mm512_max_ps(a_[g][i], lo_), hi_))     \
-    else if (el.act == ONNXC_ACT_RELU) ONNXC_PWL_ST(N, NG, _mm512_max_ps(a_[g][i], _mm512_setzero_ps()))     \
-    else if (!el.act) ONNXC_PWL_ST(N, NG, a_[g][i])                                                      \
-    else ONNXC_PWL_ST(N, NG, onnxc_epi16(&el, a_[g][i], (__mmask16)0xffff, 0, 0))                        \
+    if (clamp_) ONNXC_PWL_ST(N, NG, _mm512_min_ps(_mm512_max_ps(a_[g][i], lo_), hi_))                \
+    else ONNXC_PWL_ST(N, NG, a_[g][i])                                                               \
+    if (!simple_) onnxc_pwl16_act(ea, dst, dgs, NG, r0_, c0_, N, IW, Wp);                            \
     p += N;                                                                                          \
   }
-/* the stores of ONNXC_PWL, the activation F of a_[g][i] (one loop per activation: the
-   activation switch per vector, as onnxc_epi16's tests, compiled to a jump table with spills
-   and cost a third of a block of 8 pixels and 3 groups at 16 inputs) */
+/* the stores of ONNXC_PWL: F of a_[g][i] (a switch on the activation per vector, as
+   onnxc_epi16's tests, compiled to a jump table with spills: a third of the time of a block of
+   8 pixels and 3 groups at 16 inputs) */
 #define ONNXC_PWL_ST(N, NG, F)                                                                       \
   {                                                                                                  \
     ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
@@ -454,9 +478,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
 #define ONNXC_PWL_DEF(NAME, NG)                                                                                  \
   ONNXC_MAYBE_UNUSED static void NAME(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,     \
                                       long wgs, const __m512 *bv, const onnxc_epi *ea, __m512 *dst, long dgs) {    \
-    const onnxc_epi el = *ea; /* a local copy: the stores through dst cannot change it */                        \
-    const __m512 lo_ = _mm512_set1_ps(el.alpha), hi_ = _mm512_set1_ps(el.beta);                                  \
-    int p = 0, k, i, g, row = 0, col = 0;                                                                        \
+    __m512 lo_ = _mm512_setzero_ps(), hi_ = lo_;                                                                 \
+    int clamp_ = 0, p = 0, k, i, g, row = 0, col = 0;                                                            \
+    const int simple_ = onnxc_epi_simple(ea, &clamp_, &lo_, &hi_);                                               \
     while (n - p >= 16) ONNXC_PWL(8, NG)                                                                         \
     while (n > p) {                                                                                              \
       const int r = n - p, b = r >= 8 ? r / 2 : r; /* r = 8..15: two blocks */                                   \
