@@ -507,7 +507,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int I
   const long IHW = (long)IH * IW, gs = shared ? 0 : (long)rows * Wp * 16;
   const int G = (C + 15) / 16, Mp = (C + 7) / 8 * 8;
   /* groups per expansion pass: up to 3 whose weights fit the table (separate windows only) */
-  const int NGM = shared ? 1 : ONNXC_DWB_KMAX / (Cin > 0 ? Cin : 1) < 3 ? ONNXC_DWB_KMAX / (Cin > 0 ? Cin : 1) : 3;
+  const int fit = ONNXC_DWB_KMAX / (Cin > 0 ? Cin : 1), ngm = shared || fit < 1 ? 1 : fit < 3 ? fit : 3;
   float wg[16 * ONNXC_DWB_KMAX];
   __m512 bv[3];
   onnxc_epi ea = *ee;
@@ -516,7 +516,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int I
   ea.bias = (const float *)0;
   ea.res = (const float *)0;
   for (g = 0; g < G; g += q) {
-    const int ngm = NGM > 1 ? NGM : 1, NG = G - g < ngm ? G - g : ngm;
+    const int NG = G - g < ngm ? G - g : ngm;
     for (q = 0; q < NG; q++) {
       float *sg = s1 + (g + q) * gs, *wq = wg + 16L * Cin * q;
       const int c0 = 16 * (g + q), nc = C - c0 < 16 ? C - c0 : 16;
@@ -664,7 +664,7 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
     }
   } else if (e) {
     a = onnxc_epi16(ev, a, k, oc, (int)((long)oh * OW + ow0));
-    b = onnxc_epi16(ev, b, k, oc, (oh + 1) * OW + ow0);
+    b = onnxc_epi16(ev, b, k, oc, (int)((long)(oh + 1) * OW + ow0));
   }
   _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, k, a);
   _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, k, b);
@@ -1137,7 +1137,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, r);
             if (two) {
               r = _mm512_add_ps(b0, b1);
-              if (e) r = onnxc_epi16(&ev, r, km, oc, (oh + 1) * OW + ow0);
+              if (e) r = onnxc_epi16(&ev, r, km, oc, (int)((long)(oh + 1) * OW + ow0));
               _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, r);
             }
           }
@@ -1189,7 +1189,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             if (e) a0 = onnxc_epi16(&ev, a0, km, oc, (int)((long)oh * OW + ow0));
             _mm512_mask_storeu_ps(yc + (long)oh * OW + ow0, km, a0);
             if (two) {
-              if (e) b0 = onnxc_epi16(&ev, b0, km, oc, (oh + 1) * OW + ow0);
+              if (e) b0 = onnxc_epi16(&ev, b0, km, oc, (int)((long)(oh + 1) * OW + ow0));
               _mm512_mask_storeu_ps(yc + (long)(oh + 1) * OW + ow0, km, b0);
             }
           }
