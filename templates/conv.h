@@ -61,9 +61,9 @@ ONNXC_MAYBE_UNUSED static unsigned onnxc_tapmask(int j0, int n, int W, int H, in
       ONNXC_BX##NV                                                                                          \
       ONNXC_ROWS8(ONNXC_F##NV)                                                                              \
       if (pf) {                                                                                             \
-        _mm_prefetch((const char *)(pf + sh[t]), _MM_HINT_T0);                                              \
-        _mm_prefetch((const char *)(pf + sh[t] + 16), _MM_HINT_T0);                                         \
-        _mm_prefetch((const char *)(pf + sh[t] + 32), _MM_HINT_T0);                                         \
+        ONNXC_PF(pf, sh[t], _MM_HINT_T0);                                              \
+        ONNXC_PF(pf, sh[t] + 16, _MM_HINT_T0);                                         \
+        ONNXC_PF(pf, sh[t] + 32, _MM_HINT_T0);                                         \
       }                                                                                                     \
       A += 8;                                                                                               \
       if (++t == KP) {                                                                                      \
@@ -330,6 +330,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16_grp(const __m512 *xt, int Wp, const f
   __m512 wt[ONNXC_KPMAX + 15], st[16];
   long op = 0;
   int c, t, oh, ow;
+  /* a flush of fewer than 16 pixels transposes the stale rest (never stored); set once */
+  for (c = 0; c < 16; c++) st[c] = _mm512_setzero_ps();
   for (t = 0; t < KP; t += 16) { /* taps t..t+15 of the group's weights, transposed */
     const __mmask16 k = ONNXC_MASK16(KP - t);
     for (c = 0; c < 16; c++)
@@ -850,7 +852,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
       for (v = 0; v < nv; v++) {
         const float *p = xc + 16L * v;
         const __mmask16 T = mT[v], B = mB[v], L = mL[v], R = mR[v], I = mI[v];
-        _mm_prefetch((const char *)(p + 4 * OW + 16), _MM_HINT_T0);
+        ONNXC_PF(p, 4 * OW + 16, _MM_HINT_T0);
         __m512 a = _mm512_mul_ps(w11, _mm512_maskz_loadu_ps(I, p));
         __m512 a2 = _mm512_mul_ps(w00, _mm512_maskz_loadu_ps(T & L, p - OW - 1));
         a2 = _mm512_fmadd_ps(w01, _mm512_maskz_loadu_ps(T, p - OW), a2);
@@ -905,8 +907,8 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           if (ow0 > 0 && OW - ow0 >= 17 && v0 && v3) ONNXC_DW3P(ONNXC_DWLU)
           else ONNXC_DW3P(_mm512_maskz_loadu_ps)
           if (oh + 4 < OH) { /* the input rows two rows ahead */
-            _mm_prefetch((const char *)(q3 + IW + ow0), _MM_HINT_T0);
-            _mm_prefetch((const char *)(q3 + 2 * IW + ow0), _MM_HINT_T0);
+            ONNXC_PF(q3, IW + ow0, _MM_HINT_T0);
+            ONNXC_PF(q3, 2 * IW + ow0, _MM_HINT_T0);
           }
           a = _mm512_add_ps(a, b);
           a2 = _mm512_add_ps(a2, b2);
@@ -933,7 +935,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             a = _mm512_fmadd_ps(w22, _mm512_maskz_loadu_ps(kr, r2 + ow0 + 1), a);
           }
           if (oh + 3 < OH) { /* the input row two rows ahead */
-            _mm_prefetch((const char *)(r2 + 2 * IW + ow0), _MM_HINT_T0);
+            ONNXC_PF(r2, 2 * IW + ow0, _MM_HINT_T0);
           }
           a = _mm512_add_ps(a, b);
           if (e) a = onnxc_epi16(&ev, a, kc, oc, (int)((long)oh * OW + ow0));
@@ -998,8 +1000,8 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             const float *pr = xc + (long)(i0 + 5) * IW + c0;
             int j;
             for (j = 0; j < 4; j++) {
-              _mm_prefetch((const char *)(pr + j * IW), _MM_HINT_T0);
-              _mm_prefetch((const char *)(pr + j * IW + 16), _MM_HINT_T0);
+              ONNXC_PF(pr, j * IW, _MM_HINT_T0);
+              ONNXC_PF(pr, j * IW + 16, _MM_HINT_T0);
             }
           }
           s0 = _mm512_add_ps(s0, t0);
@@ -1034,9 +1036,9 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           if (2L * oh + 4 < IH) { /* the rows of the output row after next */
             const float *pr = xc + (2L * oh + 3) * IW + c0;
             _mm_prefetch((const char *)pr, _MM_HINT_T0);
-            _mm_prefetch((const char *)(pr + 16), _MM_HINT_T0);
-            _mm_prefetch((const char *)(pr + IW), _MM_HINT_T0);
-            _mm_prefetch((const char *)(pr + IW + 16), _MM_HINT_T0);
+            ONNXC_PF(pr, 16, _MM_HINT_T0);
+            ONNXC_PF(pr, IW, _MM_HINT_T0);
+            ONNXC_PF(pr, IW + 16, _MM_HINT_T0);
           }
           acc = _mm512_add_ps(acc, acc2);
           /* (long: GCC -O2 proved an int overflow of oh * OW at an iteration this loop never
@@ -1116,7 +1118,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             const float *ra = xc + (long)(va ? ih : 0) * IW + ow0 - PW, *rb = xc + (long)(vb ? ih1 : 0) * IW + ow0 - PW;
             const float *wr = wc + kh * KW;
             if (!va && !vb) continue;
-            if (ih + 3 < IH) _mm_prefetch((const char *)(xc + (long)(ih + 3) * IW + ow0), _MM_HINT_T0);
+            if (ih + 3 < IH) ONNXC_PF(xc, (long)(ih + 3) * IW + ow0, _MM_HINT_T0);
             for (kw = 0; kw + 1 < KW; kw += 2) {
               const __m512 w0 = _mm512_set1_ps(wr[kw]), w1 = _mm512_set1_ps(wr[kw + 1]);
               a0 = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(mkw[kw] & va, ra + kw * DW), a0);
@@ -1174,7 +1176,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
             const float *ra = xc + (long)(va ? ih : 0) * IW + 2 * ow0 - PW, *rb = xc + (long)(vb ? ih1 : 0) * IW + 2 * ow0 - PW;
             const float *wr = wc + kh * KW;
             if (!va && !vb) continue;
-            if (ih + 4 < IH) _mm_prefetch((const char *)(xc + (long)(ih + 4) * IW + 2 * ow0), _MM_HINT_T0);
+            if (ih + 4 < IH) ONNXC_PF(xc, (long)(ih + 4) * IW + 2 * ow0, _MM_HINT_T0);
             for (kw = 0; kw < KW; kw++) {
               const __m512 wv = _mm512_set1_ps(wr[kw]);
               const float *pa = ra + kw * DW, *pb = rb + kw * DW;
@@ -1221,7 +1223,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           const float *src = xc + (long)ih * IW;
           int c;
           if (ih < 0 || ih >= IH) continue;
-          for (c = 0; c < IW; c += 16) _mm_prefetch((const char *)(src + (long)SH * IW + c), _MM_HINT_T0);
+          for (c = 0; c < IW; c += 16) ONNXC_PF(src, (long)SH * IW + c, _MM_HINT_T0);
           if (SW == 1) {
             for (c = 0; c < IW; c += 16) {
               const __mmask16 k = ONNXC_MASK16(IW - c);
@@ -1897,7 +1899,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
             if (2 * ty + r - 1 < H) {
               const float *pr = xc + (long)(2 * ty + r - 1) * W + 2 * tx0;
               _mm_prefetch((const char *)pr, _MM_HINT_T0);
-              _mm_prefetch((const char *)(pr + 16), _MM_HINT_T0);
+              ONNXC_PF(pr, 16, _MM_HINT_T0);
             }
           for (r = 0; r < 4; r++) {
             const int ih = 2 * ty + r - 1, c0 = 2 * tx0 - 1; /* patch row r, first column */
@@ -2317,7 +2319,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino_direct(int M, int C, int H, int W, con
       const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC, last = k0 + kc >= K;
       for (m = 0; m < Mp; m++)
         for (c = k0 / 9; c <= (k0 + kc - 1) / 9; c++) {
-          float g[3][3];
+          float g[3][3] = {{0.0f}}; /* set where m < M; GCC -O3 saw it read uninitialized */
           if (m < M) onnxc_wino_g(U, M, C, m, c, A, g);
           for (t = 0; t < 9; t++) {
             const int k = c * 9 + t - k0;

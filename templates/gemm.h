@@ -36,6 +36,13 @@
 #define ONNXC_VL 16
 #endif
 #define ONNXC_KC 128
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
+/* Prefetch of element off of p (which may lie beyond p's array: a prefetch does not fault), the
+   address computed as an integer: as a pointer it would be undefined out of bounds, and GCC
+   -O3 warns where it sees the array (a node's weights, inlined into its node function) */
+#define ONNXC_PF(p, off, hint) \
+  _mm_prefetch((const char *)((uintptr_t)(p) + (uintptr_t)((long)sizeof(*(p)) * (long)(off))), hint)
+#endif
 
 /* Activations of fused epilogues (the compiler uses the same numbers). */
 enum {
@@ -410,11 +417,11 @@ ONNXC_MAYBE_UNUSED static inline int onnxc_epi_simple(const onnxc_epi *e, int *c
     ONNXC_ROWS8(ONNXC_F##NV)                                                                                \
     if (pf) {                                                                                               \
       _mm_prefetch((const char *)pf, _MM_HINT_T0);                                                          \
-      _mm_prefetch((const char *)(pf + 16), _MM_HINT_T0);                                                   \
-      _mm_prefetch((const char *)(pf + 32), _MM_HINT_T0);                                                   \
+      ONNXC_PF(pf, 16, _MM_HINT_T0);                                                   \
+      ONNXC_PF(pf, 32, _MM_HINT_T0);                                                   \
       pf += ldb;                                                                                            \
     }                                                                                                       \
-    _mm_prefetch((const char *)(A + 256), _MM_HINT_T0);                                                     \
+    ONNXC_PF(A, 256, _MM_HINT_T0);                                                     \
     A += 8;                                                                                                 \
     B += ldb;                                                                                               \
   }
@@ -1198,8 +1205,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
     if (ws == 128) {
       for (k = 0; k < K; k++, b += 128) {
         const __m512 x = _mm512_set1_ps(a[(long)k * lda]);
-        _mm_prefetch((const char *)(b + 1024), _MM_HINT_T0);
-        _mm_prefetch((const char *)(b + 1024 + 64), _MM_HINT_T0);
+        ONNXC_PF(b, 1024, _MM_HINT_T0);
+        ONNXC_PF(b, 1024 + 64, _MM_HINT_T0);
         s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b), s0);
         s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 16), s1);
         s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 32), s2);
@@ -1296,8 +1303,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_gemm_blk(int M, int N, int kc, const float 
         for (r = 0; r < mr; r++) {
           const float *cp = C + (long)(m0 + r) * ldc + n1;
           _mm_prefetch((const char *)cp, _MM_HINT_T0);
-          _mm_prefetch((const char *)(cp + 16), _MM_HINT_T0);
-          _mm_prefetch((const char *)(cp + 32), _MM_HINT_T0);
+          ONNXC_PF(cp, 16, _MM_HINT_T0);
+          ONNXC_PF(cp, 32, _MM_HINT_T0);
         }
       }
 #endif
