@@ -727,6 +727,9 @@ struct Emit {
   Buf *pre;
   int pre_n;
 };
+/* The #pragma that builds a generated C file's functions at -O3 under GCC on x86-64 hosts when it
+   is built with optimization for speed (emit_c.c) */
+void emit_opt_level(Buf *b);
 /* The onnxc_epi prefetch fields for the node being emitted: "(const char *)w12_x, 262144" */
 const char *emit_pf_fields(Emit *e);
 /* --threads: a task function for the node being emitted, defined before its function, that runs
