@@ -719,6 +719,8 @@ struct Emit {
   /* constants of >= 64 bytes get ONNXC_WALIGN (the C targets, whose output has common.h; not
      the CUDA files' host or device sections) */
   bool walign;
+  /* node functions marked ONNXC_NODE_FN (flattened: graphs of few enough nodes, emit_c.c) */
+  bool flatten;
   /* weights of a later node that this node's GEMM kernels prefetch (onnxc_epi.pf), or NULL */
   const char *pf_sym;
   int64_t pf_bytes;
