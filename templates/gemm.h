@@ -660,9 +660,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
   (void)pf;
   ONNXC_ROWS4(ONNXC_UK_ZERO)
   for (k = 0; k < kc; k++) {
+    /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row,
+       computed as an integer (ONNXC_PF; GCC -O3 flags the pointer where B is a constant array) */
     b0 = _mm256_maskload_ps(B, k0);
-    b1 = _mm256_maskload_ps(B + 8, k1);
-    b2 = _mm256_maskload_ps(B + 16, k2);
+    b1 = _mm256_maskload_ps((const float *)((uintptr_t)B + 32), k1);
+    b2 = _mm256_maskload_ps((const float *)((uintptr_t)B + 64), k2);
     ONNXC_ROWS4(ONNXC_UK_ROW)
     A += 8;
     B += ldb;

@@ -562,6 +562,8 @@ bool node_returns_status(const Node *n) {
   return false;
 }
 
+static bool node_flattens(const Node *n);
+
 static void emit_node_fn(Emit *e, Node *n) {
   Ctx *ctx = e->ctx;
   if (!n->def->emit_c) fail_node(ctx, n, "op %s has no C emitter", n->op_type);
@@ -587,7 +589,7 @@ static void emit_node_fn(Emit *e, Node *n) {
   e->pre_n = 0;
   buf_put(e->out, sig.p, sig.len);
   buf_free(&sig);
-  buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : e->flatten ? "ONNXC_NODE_FN " : "",
+  buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : e->flatten && node_flattens(n) ? "ONNXC_NODE_FN " : "",
              node_returns_status(n) ? "int" : "void", fn_name(e, n));
   bool first = true;
   for (int k = 0; k < n->n_inputs; k++) {
@@ -643,6 +645,16 @@ const char *emit_par_task(Emit *e, const char *guard, const char *body, const ch
 }
 
 static bool emit_skipped(const Node *n) { return n->elided; }
+
+/* Nodes whose function is flattened (ONNXC_NODE_FN): the ops that run the GEMM and convolution
+   kernels, which gain from being compiled for their shapes.  Not the others: inlining a whole
+   image decoder into its node took GCC minutes (ImageDecoder, 120 s timeout at -O1). */
+static bool node_flattens(const Node *n) {
+  static const char *const ops[] = {"Conv", "ConvTranspose", "ConvPool", "DwBlock", "Gemm", "MatMul"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strcmp(n->op_type, ops[i])) return true;
+  return false;
+}
 
 /* The optimization level of a generated C file under GCC, after its first line.  The kernels
    lean on passes GCC runs only at -O3: cloning a generic kernel for the constant shapes its
