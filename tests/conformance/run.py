@@ -762,7 +762,12 @@ def main():
             print(f"--link {src}: {msg}")
             sys.exit(2)
         link_objs.append(obj)
-    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, args.cflags.split(), args.ldflags.split(),
+    # the portable runs (no --cflags) build at the -O1 of CFLAGS: without ONNXC_KEEP_OPT_LEVEL the
+    # generated files' #pragma (codegen/c/emit_c.c emit_opt_level) builds them at -O3 on x86-64,
+    # which took thousands of test models two to four times as long to compile; the runs with
+    # --cflags (native SIMD) build as users do, with it
+    cflags = args.cflags.split() or ["-DONNXC_KEEP_OPT_LEVEL"]
+    tools = Tools(onnxc, harness_obj, rt_lib, include, args.cc, cflags, args.ldflags.split(),
                   shlex.split(args.run_wrapper), link_objs)
     tools.target = args.target
     if args.target in ("cuda", "cuda-nvrtc"):
