@@ -61,9 +61,9 @@ ONNXC_MAYBE_UNUSED static unsigned onnxc_tapmask(int j0, int n, int W, int H, in
       ONNXC_BX##NV                                                                                          \
       ONNXC_ROWS8(ONNXC_F##NV)                                                                              \
       if (pf) {                                                                                             \
-        ONNXC_PF(pf, sh[t], _MM_HINT_T0);                                              \
-        ONNXC_PF(pf, sh[t] + 16, _MM_HINT_T0);                                         \
-        ONNXC_PF(pf, sh[t] + 32, _MM_HINT_T0);                                         \
+        ONNXC_PF(pf, sh[t], _MM_HINT_T0);                                                                   \
+        ONNXC_PF(pf, sh[t] + 16, _MM_HINT_T0);                                                              \
+        ONNXC_PF(pf, sh[t] + 32, _MM_HINT_T0);                                                              \
       }                                                                                                     \
       A += 8;                                                                                               \
       if (++t == KP) {                                                                                      \

@@ -37,11 +37,11 @@
 #endif
 #define ONNXC_KC 128
 #if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
-/* Prefetch of element off of p (which may lie beyond p's array: a prefetch does not fault), the
-   address computed as an integer: as a pointer it would be undefined out of bounds, and GCC
-   -O3 warns where it sees the array (a node's weights, inlined into its node function) */
-#define ONNXC_PF(p, off, hint) \
-  _mm_prefetch((const char *)((uintptr_t)(p) + (uintptr_t)((long)sizeof(*(p)) * (long)(off))), hint)
+/* The address of element off of p where it may lie beyond p's array (a prefetch ahead, a wholly
+   masked load), computed as an integer: as a pointer it would be undefined out of bounds, and
+   GCC -O3 warns where it sees the array (a node's weights, inlined into its node function) */
+#define ONNXC_FAR(p, off) ((const void *)((uintptr_t)(p) + (uintptr_t)((long)sizeof(*(p)) * (long)(off))))
+#define ONNXC_PF(p, off, hint) _mm_prefetch((const char *)ONNXC_FAR(p, off), hint)
 #endif
 
 /* Activations of fused epilogues (the compiler uses the same numbers). */
@@ -417,11 +417,11 @@ ONNXC_MAYBE_UNUSED static inline int onnxc_epi_simple(const onnxc_epi *e, int *c
     ONNXC_ROWS8(ONNXC_F##NV)                                                                                \
     if (pf) {                                                                                               \
       _mm_prefetch((const char *)pf, _MM_HINT_T0);                                                          \
-      ONNXC_PF(pf, 16, _MM_HINT_T0);                                                   \
-      ONNXC_PF(pf, 32, _MM_HINT_T0);                                                   \
+      ONNXC_PF(pf, 16, _MM_HINT_T0);                                                                        \
+      ONNXC_PF(pf, 32, _MM_HINT_T0);                                                                        \
       pf += ldb;                                                                                            \
     }                                                                                                       \
-    ONNXC_PF(A, 256, _MM_HINT_T0);                                                     \
+    ONNXC_PF(A, 256, _MM_HINT_T0);                                                                          \
     A += 8;                                                                                                 \
     B += ldb;                                                                                               \
   }
@@ -660,11 +660,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
   (void)pf;
   ONNXC_ROWS4(ONNXC_UK_ZERO)
   for (k = 0; k < kc; k++) {
-    /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row,
-       computed as an integer (ONNXC_PF; GCC -O3 flags the pointer where B is a constant array) */
+    /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row */
     b0 = _mm256_maskload_ps(B, k0);
-    b1 = _mm256_maskload_ps((const float *)((uintptr_t)B + 32), k1);
-    b2 = _mm256_maskload_ps((const float *)((uintptr_t)B + 64), k2);
+    b1 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 8), k1);
+    b2 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 16), k2);
     ONNXC_ROWS4(ONNXC_UK_ROW)
     A += 8;
     B += ldb;

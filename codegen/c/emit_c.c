@@ -726,13 +726,13 @@ static void emit_node_fns_rec(Emit *e, Graph *g) {
   }
 }
 
-/* Node functions of g and its subgraphs */
+/* Node functions of g and its subgraphs that node_flattens marks */
 static int count_node_fns(const Graph *g) {
   int c = 0;
   for (int s = 0; s < g->sched.n; s++) {
     const Node *n = g->sched.v[s];
     if (emit_skipped(n)) continue;
-    c++;
+    c += node_flattens(n);
     for (int k = 0; k < n->n_attrs; k++)
       if (n->attrs[k].g) c += count_node_fns(n->attrs[k].g);
   }
@@ -740,7 +740,7 @@ static int count_node_fns(const Graph *g) {
 }
 
 /* Node functions are flattened (ONNXC_NODE_FN, templates/common.h: each inlines its kernels,
-   compiled for the node's shape) in graphs of up to this many: each flattened node carries its
+   compiled for the node's shape) in graphs with up to this many of them: each carries its
    own copy of its kernel's specialized code (MobileNetV2, 48 nodes: text 265 -> 319 KiB;
    ResNet-18, 22 nodes: 122 -> 209 KiB), which a graph of thousands of nodes would multiply;
    bigger graphs keep the calls (and GCC's own clones within its budget). */
