@@ -29,6 +29,11 @@ A case folder may hold onnxc_flags.txt: extra onnxc flags for that case (whitesp
 e.g. the training fixtures' `--gradients --loss KIND:OUTPUT`).  --link FILE.c adds a C source
 (built with the same strict flags) to every case's program: custom-op implementations.
 
+Sanitized compiler runs: --onnxc SANITIZED --same-as PLAIN runs both compilers on every case
+and requires the same generated files (or the same error) from both, without building or
+running anything: the plain compiler's suite run builds and checks that code.  A sanitizer
+report, a crash or a difference fails the run whether or not the case is in the ratchet.
+
 Prints one line per case and closes with 'N passed, N failed'.  With --ratchet FILE the exit
 status is non-zero when a case listed in FILE fails; --update-ratchet rewrites FILE with the
 passing cases.
@@ -279,6 +284,7 @@ class Tools:
         self.link_objs = list(link_objs)  # --link: objects of extra C sources
         self.target = "c"
         self.save_build = self.use_build = None  # --save-build / --use-build folders (CUDA targets)
+        self.same_as = None  # --same-as: the compiler whose output onnxc's must equal (nothing is built)
 
 
 # --target cuda / cuda-emu: the CUDA backend, built with nvcc and run on the GPU, or built
@@ -458,13 +464,20 @@ def run_case(case_dir, tools, keep):
                 for k, v in seqs.items():
                     cmd += ["--seq-input", f"{k}={v}"]
                 rc, msg = run_cmd(cmd)
+                if rc < 0 or rc > 128 or "internal error" in msg or "Sanitizer" in msg or "runtime error:" in msg:
+                    bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
+                    return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
+                if tools.same_as:
+                    why = same_output(tools, cmd, work, rc, msg)
+                    if why:
+                        return name, False, why
                 if rc != 0:
                     if bind_for_retry(msg, model, by_name, const, dims_bound, seqs):
                         continue
-                    if rc < 0 or rc > 128 or "internal error" in msg or "Sanitizer" in msg or "runtime error:" in msg:
-                        bad = [l for l in msg.splitlines() if "Sanitizer" in l or "runtime error:" in l or "internal error" in l]
-                        return name, False, f"onnxc crashed (status {rc}): {(bad or [first_line(msg)])[0]}"
                     return name, False, f"compile: {first_line(msg)}"
+                if tools.same_as:  # the plain compiler's suite run builds and runs this code
+                    built_for = key
+                    break
                 if tools.target != "c":
                     # the key without where the data lie (prebuilt here, run on another machine)
                     pkey = repr((tuple((k, os.path.relpath(v, case_dir)) for k, v in key[0]),) + key[1:])
@@ -490,7 +503,7 @@ def run_case(case_dir, tools, keep):
                 break
             else:
                 return name, False, "compile: too many compile-time inputs"
-            if tools.save_build:  # built for another machine: nothing runs here
+            if tools.save_build or tools.same_as:  # built for another machine, or not built at all
                 continue
             args = tools.wrapper + [exe, work]
             if WEIGHTS_FILE:
@@ -569,6 +582,37 @@ def run_case(case_dir, tools, keep):
             print(f"  kept {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def same_output(tools, cmd, work, rc, msg):
+    """--same-as: runs the reference compiler with onnxc's command line, writing into WORK/ref;
+    returns why the two differ ('' when they wrote the same files, or failed the same way)."""
+    ref = os.path.join(work, "ref")
+    os.makedirs(ref, exist_ok=True)
+    outs = [i + 1 for i, a in enumerate(cmd[:-1]) if a in ("-o", "--weights")]
+    rcmd = [tools.same_as] + [os.path.join(ref, os.path.basename(a)) if i in outs else a
+                              for i, a in enumerate(cmd) if i > 0]
+    rrc, rmsg = run_cmd(rcmd)
+    if (rc == 0) != (rrc == 0):
+        return (f"sanitized onnxc differs: it {'succeeded' if rc == 0 else 'failed'} where "
+                f"{os.path.basename(tools.same_as)} {'succeeded' if rrc == 0 else 'failed'}: "
+                f"{first_line(msg if rc else rmsg)}")
+    if rc != 0:
+        if msg.replace(work, "") != rmsg.replace(ref, "").replace(work, ""):
+            return f"sanitized onnxc differs: error '{first_line(msg)}', reference '{first_line(rmsg)}'"
+        return ""
+    for i in outs:
+        mine = cmd[i]
+        files = [mine] + ([os.path.splitext(mine)[0] + ".h"] if cmd[i - 1] == "-o" else [])
+        for f in files:
+            g = os.path.join(ref, os.path.basename(f))
+            if os.path.exists(f) != os.path.exists(g):
+                return f"sanitized onnxc differs: {os.path.basename(f)} written by only one compiler"
+            if os.path.exists(f):
+                with open(f, "rb") as a, open(g, "rb") as b:
+                    if a.read() != b.read():
+                        return f"sanitized onnxc differs: {os.path.basename(f)} is not the reference's"
+    return ""
 
 
 def compare_file(work, stem, want, et):
@@ -704,6 +748,9 @@ def main():
                          "building them (onnxc still runs, to bind compile-time inputs)")
     ap.add_argument("--log", default=None, metavar="FILE",
                     help="append each case's result line to FILE as soon as it is known")
+    ap.add_argument("--same-as", default=None, metavar="ONNXC",
+                    help="run ONNXC beside --onnxc on every case and require the same files or the "
+                         "same error; nothing is built or run (the sanitized compiler's runs)")
     ap.add_argument("--no-crash", action="store_true",
                     help="fail when onnxc crashes or a sanitizer reports on any case, listed or not")
     args = ap.parse_args()
@@ -774,6 +821,7 @@ def main():
         tools.save_build = os.path.abspath(args.save_build) if args.save_build else None
         tools.use_build = os.path.abspath(args.use_build) if args.use_build else None
     tools.rt_c = os.path.join(build, "libonnxc_rt.a")
+    tools.same_as = os.path.abspath(args.same_as) if args.same_as else None
 
     ratchet = set()
     if args.ratchet and os.path.exists(args.ratchet):
@@ -816,7 +864,7 @@ def main():
                 fh.write("# conformance cases that pass; CI fails when one of them fails\n")
                 for n in sorted(keep | set(passed)):
                     fh.write(n + "\n")
-    crashed = sorted(n for n in failed if results[n][1].startswith("onnxc crashed"))
+    crashed = sorted(n for n in failed if results[n][1].startswith(("onnxc crashed", "sanitized onnxc differs")))
     if args.no_crash and crashed:
         print(f"CRASHES ({len(crashed)}):")
         for n in crashed:
