@@ -676,14 +676,27 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
 #if defined(ONNXC_AVX512)
 /* Depthwise 3x3 "same" (stride 1, padding 1) on a narrow plane (W < 16, H W <= ONNXC_DWN_MAX):
    the plane as one row of vectors, copied between W + 1 zeros before and after (the rows above
-   the first and below the last), so that every tap is one unmasked load; the taps of the left
-   and right kernel columns go to sums of their own, which the first and last column of each
-   row leave out (one masked add each).  The copy of channel c + 1 goes into the other of two
+   the first and below the last), so that every load is unmasked.  Per vector of pixels, the
+   three rows' loads feed all nine taps as sums per kernel column, and the left and right
+   columns' sums, shifted by one lane, are added where the pixel is not in the first or last
+   column of its row (one masked add each): three loads and two lane shifts per vector where
+   nine unaligned loads (most across two cache lines) had been, 14 x 14 planes 1.3x as fast.  The copy of channel c + 1 goes into the other of two
    buffers before channel c is computed: unaligned loads over vectors just stored would wait for
    the stores to complete.  Against masked loads per tap (still used past ONNXC_DWN_MAX),
    alone: 480 x 14 x 14 with SiLU 52 -> 41 us; MLPerf DS-CNN (64 x 25 x 5) whole model 2.5%. */
 #define ONNXC_DWN_MAX 2048
 #define ONNXC_DWN_BUF (ONNXC_DWN_MAX + 64)
+/* lanes of the 32-float concatenation hi:lo from lane n of lo on (valignd) */
+#define ONNXC_ALIGNR(hi, lo, n) \
+  _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), n))
+/* the column sums of onnxc_dw3n at the 16 pixels from p: rows above, at and below */
+#define ONNXC_DW3N_SUMS(p, L, C, R)                                                                 \
+  {                                                                                                 \
+    const __m512 u_ = _mm512_loadu_ps((p) - W), m_ = _mm512_loadu_ps(p), d_ = _mm512_loadu_ps((p) + W); \
+    C = _mm512_fmadd_ps(w21, d_, _mm512_fmadd_ps(w11, m_, _mm512_fmadd_ps(w01, u_, bv)));           \
+    L = _mm512_fmadd_ps(w20, d_, _mm512_fmadd_ps(w10, m_, _mm512_mul_ps(w00, u_)));                 \
+    R = _mm512_fmadd_ps(w22, d_, _mm512_fmadd_ps(w12, m_, _mm512_mul_ps(w02, u_)));                 \
+  }
 ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int H, int W, const float *w, float *y,
                                           const onnxc_epi *e) {
   const long HW = (long)H * W;
@@ -724,25 +737,28 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
       float *pn = buf + ((oc + 1) & 1) * ONNXC_DWN_BUF + 16;
       for (v = 0; v < nv; v++) _mm512_storeu_ps(pn + 16L * v, _mm512_maskz_loadu_ps(ONNXC_MASK16((int)(HW - 16L * v)), xn + 16L * v));
     }
-    for (v = 0; v < nv; v++) {
-      const float *p = pl + 16L * v;
-      const __mmask16 k = ONNXC_MASK16((int)(HW - 16L * v));
-      __m512 a = _mm512_fmadd_ps(w01, _mm512_loadu_ps(p - W), bv); /* centre column */
-      __m512 l = _mm512_mul_ps(w00, _mm512_loadu_ps(p - W - 1));
-      __m512 r = _mm512_mul_ps(w02, _mm512_loadu_ps(p - W + 1));
-      a = _mm512_fmadd_ps(w11, _mm512_loadu_ps(p), a);
-      l = _mm512_fmadd_ps(w10, _mm512_loadu_ps(p - 1), l);
-      r = _mm512_fmadd_ps(w12, _mm512_loadu_ps(p + 1), r);
-      a = _mm512_fmadd_ps(w21, _mm512_loadu_ps(p + W), a);
-      l = _mm512_fmadd_ps(w20, _mm512_loadu_ps(p + W - 1), l);
-      r = _mm512_fmadd_ps(w22, _mm512_loadu_ps(p + W + 1), r);
-      a = _mm512_mask_add_ps(a, mL[v], a, l);
-      a = _mm512_mask_add_ps(a, mR[v], a, r);
-      if (clamp) a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
-      else if (silu) a = _mm512_div_ps(a, onnxc_sigden16(a));
-      else if (e && !simple) a = onnxc_epi16(&ev, a, k, oc, 16 * v);
-      _mm512_mask_storeu_ps(yc + 16L * v, k, a);
-      if (ev.sum) gs = _mm512_mask_add_ps(gs, k, gs, a);
+    {
+      /* sums of the kernel's left, centre and right columns at each pixel q, from the rows
+         above, at and below q (three loads per vector): out(p) = C(p) + L(p - 1) + R(p + 1),
+         the shifts by one lane across vectors (valignd), the output one vector behind */
+      __m512 Lp = _mm512_setzero_ps(), L0, C0, R0;
+      ONNXC_DW3N_SUMS(pl, L0, C0, R0)
+      for (v = 0; v < nv; v++) {
+        const __mmask16 k = ONNXC_MASK16((int)(HW - 16L * v));
+        __m512 L1, C1, R1, a;
+        ONNXC_DW3N_SUMS(pl + 16L * (v + 1), L1, C1, R1)
+        a = _mm512_mask_add_ps(C0, mL[v], C0, ONNXC_ALIGNR(L0, Lp, 15)); /* L(p - 1) */
+        a = _mm512_mask_add_ps(a, mR[v], a, ONNXC_ALIGNR(R1, R0, 1));    /* R(p + 1) */
+        if (clamp) a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
+        else if (silu) a = _mm512_div_ps(a, onnxc_sigden16(a));
+        else if (e && !simple) a = onnxc_epi16(&ev, a, k, oc, 16 * v);
+        _mm512_mask_storeu_ps(yc + 16L * v, k, a);
+        if (ev.sum) gs = _mm512_mask_add_ps(gs, k, gs, a);
+        Lp = L0;
+        L0 = L1;
+        C0 = C1;
+        R0 = R1;
+      }
     }
     if (ev.sum) ev.sum[oc] += _mm512_reduce_add_ps(gs);
   }

@@ -536,68 +536,69 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_tr8(__m256 *r) {
 }
 
 /* The last t <= 8 columns of a product whose other columns are whole 16-column vectors (N = 196
-   on 14x14 planes: 12 vectors and 4 columns): in a 16-column vector those few would leave most
-   lanes empty (13 vectors for 12.25 of work).  Here rows go in the lanes of 256-bit vectors
-   instead (for each k, the 8 rows of a packed panel are contiguous): 24 rows (3 panels) x t
-   columns of accumulators over the whole K, one B value broadcast per column and k.  The
-   epilogue runs in the same form, two columns per 512-bit vector (the row bias is one load, a
-   residual is gathered), then each 8 x 8 block is transposed into rows (masked stores; the
-   scalar stores it replaces cost more than the FMAs where K is small). */
-#define ONNXC_CT8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#define ONNXC_CT_D(j) __m256 q0##j = _mm256_setzero_ps(), q1##j = q0##j, q2##j = q0##j;
-#define ONNXC_CT_F(j)                                                                          \
-  if (j < T_) {                                                                                \
-    const __m256 b_ = _mm256_broadcast_ss(b + j);                                              \
-    q0##j = _mm256_fmadd_ps(a0, b_, q0##j);                                                    \
-    q1##j = _mm256_fmadd_ps(a1, b_, q1##j);                                                    \
-    q2##j = _mm256_fmadd_ps(a2, b_, q2##j);                                                    \
-  }
-#define ONNXC_CT_S(j) \
-  if (j < T_) { _mm256_storeu_ps(tb + (0 * 8 + j) * 8, q0##j); _mm256_storeu_ps(tb + (1 * 8 + j) * 8, q1##j); _mm256_storeu_ps(tb + (2 * 8 + j) * 8, q2##j); }
-#define ONNXC_CT_DEF(NAME, T)                                                                              \
+   on 14x14 planes: 12 vectors and 4 columns; N = 49 on 7x7: 3 and 1): in a 16-column vector
+   those few would leave most lanes empty (13 vectors for 12.25 of work).  Here rows go in the
+   lanes of 256-bit vectors instead (for each k, the 8 rows of a packed panel are contiguous): P
+   panels (8 P rows) x t columns of accumulators over the whole K, one B value broadcast per
+   column and k.  P grows as t shrinks (onnxc_ct_panels) so that there are always a dozen or more
+   independent sums: with 3 panels, one column was 3 FMA chains waiting on their latency (the 49th
+   column of a 960 x 49 x 160 product took a sixth of its time).  The epilogue runs in the same
+   form, two columns per 512-bit vector (the row bias is one load, a residual is gathered), then
+   each 8 x 8 block is transposed into rows (masked stores; the scalar stores it replaces cost
+   more than the FMAs where K is small). */
+#define ONNXC_CT_PMAX 12
+#define ONNXC_CT_DEF(NAME, T, P)                                                                           \
   ONNXC_MAYBE_UNUSED static void NAME(int M, int K, const float *A, const float *B, long ldb, float *tb,      \
                                       int m0) {                                                            \
-    const int T_ = T, Mp = (M + 7) / 8 * 8, np = (M - m0 + 7) / 8;                                         \
-    int k0, k;                                                                                             \
-    ONNXC_CT8(ONNXC_CT_D)                                                                                  \
+    const int Mp = (M + 7) / 8 * 8, np = (M - m0 + 7) / 8;                                                 \
+    int k0, k, p, j;                                                                                       \
+    __m256 q[P][T];                                                                                        \
+    ONNXC_UNROLL for (p = 0; p < P; p++) ONNXC_UNROLL for (j = 0; j < T; j++) q[p][j] = _mm256_setzero_ps(); \
     for (k0 = 0; k0 < K; k0 += ONNXC_KC) {                                                                 \
       const int kc = K - k0 < ONNXC_KC ? K - k0 : ONNXC_KC;                                                \
       const float *p0 = A + (long)k0 * Mp + (long)(m0 / 8) * 8 * kc;                                       \
-      /* panels past the last compute panel 0 again (discarded) */                                         \
-      const float *p1 = np > 1 ? p0 + 8L * kc : p0, *p2 = np > 2 ? p0 + 16L * kc : p0;                     \
       const float *b = B + (long)k0 * ldb;                                                                 \
+      long off[P]; /* panels past the last compute panel 0 again (discarded) */                            \
+      ONNXC_UNROLL for (p = 0; p < P; p++) off[p] = p < np ? 8L * kc * p : 0;                              \
       for (k = 0; k < kc; k++, b += ldb) {                                                                 \
-        const __m256 a0 = _mm256_loadu_ps(p0 + 8 * k), a1 = _mm256_loadu_ps(p1 + 8 * k);                  \
-        const __m256 a2 = _mm256_loadu_ps(p2 + 8 * k);                                                     \
-        ONNXC_CT8(ONNXC_CT_F)                                                                              \
+        __m256 a[P];                                                                                       \
+        ONNXC_UNROLL for (p = 0; p < P; p++) a[p] = _mm256_loadu_ps(p0 + off[p] + 8 * k);                  \
+        ONNXC_UNROLL for (j = 0; j < T; j++) {                                                             \
+          const __m256 b_ = _mm256_broadcast_ss(b + j);                                                    \
+          ONNXC_UNROLL for (p = 0; p < P; p++) q[p][j] = _mm256_fmadd_ps(a[p], b_, q[p][j]);               \
+        }                                                                                                  \
       }                                                                                                    \
     }                                                                                                      \
-    ONNXC_CT8(ONNXC_CT_S)                                                                                  \
+    ONNXC_UNROLL for (p = 0; p < P; p++) ONNXC_UNROLL for (j = 0; j < T; j++)                              \
+      _mm256_storeu_ps(tb + (p * 8 + j) * 8, q[p][j]);                                                     \
   }
-ONNXC_CT_DEF(onnxc_ct1, 1)
-ONNXC_CT_DEF(onnxc_ct2, 2)
-ONNXC_CT_DEF(onnxc_ct3, 3)
-ONNXC_CT_DEF(onnxc_ct4, 4)
-ONNXC_CT_DEF(onnxc_ct5, 5)
-ONNXC_CT_DEF(onnxc_ct6, 6)
-ONNXC_CT_DEF(onnxc_ct7, 7)
-ONNXC_CT_DEF(onnxc_ct8, 8)
+/* panels per call for t columns: 12 to 24 sums in registers, at most 32 vectors in all */
+#define ONNXC_CT_PANELS(t) ((t) == 1 ? 12 : (t) == 2 ? 8 : (t) == 3 ? 6 : (t) == 4 ? 5 : (t) <= 6 ? 4 : 3)
+ONNXC_CT_DEF(onnxc_ct1, 1, ONNXC_CT_PANELS(1))
+ONNXC_CT_DEF(onnxc_ct2, 2, ONNXC_CT_PANELS(2))
+ONNXC_CT_DEF(onnxc_ct3, 3, ONNXC_CT_PANELS(3))
+ONNXC_CT_DEF(onnxc_ct4, 4, ONNXC_CT_PANELS(4))
+ONNXC_CT_DEF(onnxc_ct5, 5, ONNXC_CT_PANELS(5))
+ONNXC_CT_DEF(onnxc_ct6, 6, ONNXC_CT_PANELS(6))
+ONNXC_CT_DEF(onnxc_ct7, 7, ONNXC_CT_PANELS(7))
+ONNXC_CT_DEF(onnxc_ct8, 8, ONNXC_CT_PANELS(8))
 #define ONNXC_HAVE_SGEMM_CT 1
 ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const float *A, const float *B, long ldb,
                                               float *C, long ldc, const onnxc_epi *e) {
   typedef void (*ct_fn)(int, int, const float *, const float *, long, float *, int);
   static const ct_fn tab[8] = {onnxc_ct1, onnxc_ct2, onnxc_ct3, onnxc_ct4, onnxc_ct5, onnxc_ct6, onnxc_ct7, onnxc_ct8};
   /* tb[(p * 8 + j) * 8 + i]: row m0 + 8 p + i, column n0 + j (columns past t stay zero) */
-  float tb[3 * 8 * 8] = {0};
+  float tb[ONNXC_CT_PMAX * 8 * 8] = {0};
+  const int P = ONNXC_CT_PANELS(t);
   const __mmask8 cols = (__mmask8)((1u << t) - 1u);
   /* residual gather offsets: row i of column j (lanes 0-7) and of column j + 1 (lanes 8-15) */
   const __m512i ix = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7),
                                                          _mm512_set1_epi32(e ? (int)e->ldr : 0)),
                                       _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
   int m0, p, j, i;
-  for (m0 = 0; m0 < M; m0 += 24) {
+  for (m0 = 0; m0 < M; m0 += 8 * P) {
     tab[t - 1](M, K, A, B + n0, ldb, tb, m0);
-    for (p = 0; p < 3 && m0 + 8 * p < M; p++) {
+    for (p = 0; p < P && m0 + 8 * p < M; p++) {
       const int mr = M - m0 - 8 * p < 8 ? M - m0 - 8 * p : 8, r0 = m0 + 8 * p;
       const __mmask16 rows = (__mmask16)(((1u << mr) - 1u) | (((1u << mr) - 1u) << 8));
       if (e)
