@@ -3,7 +3,7 @@
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-pkgs="build-essential cmake pkg-config libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-aarch64-linux-gnu qemu-user python3 python3-pip"
+pkgs="build-essential cmake pkg-config libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-aarch64-linux-gnu qemu-user clang python3 python3-pip"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -446,10 +446,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl16_act(const onnxc_epi *ea, __m512 *dst,
     for (k = 0; k < K; k++, xp_ += ldx) {                                                            \
       __m512 wv_[NG];                                                                                \
       ONNXC_UNROLL for (g = 0; g < NG; g++) wv_[g] = _mm512_loadu_ps(wg + g * wgs + 16L * k);        \
-      ONNXC_UNROLL for (i = 0; i < N; i++) {                                                         \
-        const __m512 b_ = _mm512_set1_ps(xp_[i]);                                                    \
-        ONNXC_UNROLL for (g = 0; g < NG; g++) a_[g][i] = _mm512_fmadd_ps(wv_[g], b_, a_[g][i]);      \
-      }                                                                                              \
+      ONNXC_UNROLL for (i = 0; i < N; i++)                                                           \
+        ONNXC_FMA_RN(NG, a_[0][i], a_[NG > 1][i], a_[NG > 2 ? 2 : 0][i], wv_[0], wv_[NG > 1], wv_[NG > 2 ? 2 : 0], xp_ + i) \
     }                                                                                                \
     if (clamp_) ONNXC_PWL_ST(N, NG, _mm512_min_ps(_mm512_max_ps(a_[g][i], lo_), hi_))                \
     else ONNXC_PWL_ST(N, NG, a_[g][i])                                                               \
@@ -1405,13 +1403,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
       const __m512 x0 = _mm512_loadu_ps(xp);
       const __m512 x1 = ns > 1 ? _mm512_loadu_ps(xp + xs) : x0;
       const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 2 * xs) : x0;
-#define ONNXC_SCF(r)                                         \
-  {                                                          \
-    const __m512 a = _mm512_set1_ps(w[r]);                   \
-    c##r##0 = _mm512_fmadd_ps(a, x0, c##r##0);               \
-    if (ns > 1) c##r##1 = _mm512_fmadd_ps(a, x1, c##r##1);   \
-    if (ns > 2) c##r##2 = _mm512_fmadd_ps(a, x2, c##r##2);   \
-  }
+#define ONNXC_SCF(r) ONNXC_FMA_RN(ns, c##r##0, c##r##1, c##r##2, x0, x1, x2, w + r)
       ONNXC_ROWS8(ONNXC_SCF)
 #undef ONNXC_SCF
     }
@@ -1511,12 +1503,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
 #define ONNXC_CONVT_STACK 4096 /* floats of the band buffer on the stack when there is no scratch */
 #if defined(ONNXC_AVX512)
 #define ONNXC_TFC(j)                                                                           \
-  if (j < nr_) {                                                                               \
-    const __m512 b_ = _mm512_set1_ps(b[j * S]);                                                \
-    a##j##0 = _mm512_fmadd_ps(q0, b_, a##j##0);                                                \
-    if (rv_ > 1) a##j##1 = _mm512_fmadd_ps(q1, b_, a##j##1);                                   \
-    if (rv_ > 2) a##j##2 = _mm512_fmadd_ps(q2, b_, a##j##2);                                   \
-  }
+  if (j < nr_) ONNXC_FMA_RN(rv_, a##j##0, a##j##1, a##j##2, q0, q1, q2, b + j * S)
 #define ONNXC_UKTC_DEF(NAME, NR, RV)                                                                        \
   ONNXC_MAYBE_UNUSED static void NAME(int Cn, int KP, const int *off, long HWp, int S, const float *Q,     \
                                       const float *B, float *C, long ldc, int mr, int acc,                 \

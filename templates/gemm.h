@@ -297,6 +297,60 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_tile(const onnxc_epi *e, float *C, long
 #if defined(ONNXC_AVX512)
 #define ONNXC_MASK16(n) ((n) >= 16 ? (__mmask16)0xffff : (n) <= 0 ? (__mmask16)0 : (__mmask16)((1u << (n)) - 1u))
 
+/* One row step of the micro-kernels: c0 (c1, c2) += b0 (b1, b2) * (*p broadcast), the sums,
+   row vectors and broadcasts of which fill the 32 registers.  GCC broadcasts each row's value
+   into one register just before its FMAs.  clang hoisted all eight of a k step's broadcasts
+   into registers, which left too few for the 24 sums: 4 of them went to the stack and back in
+   every k step (its 1x1 convolutions 1.5x as slow as GCC's).  Under clang the steps are
+   therefore written out (both assembler dialects), each with its own broadcast register. */
+#if defined(__clang__)
+#define ONNXC_FMA_R1(c0, b0, p)                                                                   \
+  __asm__("{vfmadd231ps %[m]%{1to16%}, %[v0], %[a0]|vfmadd231ps %[a0], %[v0], %[m]%{1to16%}}"   \
+          : [a0] "+v"(c0)                                                                     \
+          : [v0] "v"(b0), [m] "m"(*(p)))
+#define ONNXC_FMA_R2(c0, c1, b0, b1, p)                                                           \
+  {                                                                                               \
+    __m512 t_;                                                                                    \
+    __asm__("{vbroadcastss %[m], %[t]|vbroadcastss %[t], %[m]}\n\t"                               \
+            "{vfmadd231ps %[v0], %[t], %[a0]|vfmadd231ps %[a0], %[t], %[v0]}\n\t"                 \
+            "{vfmadd231ps %[v1], %[t], %[a1]|vfmadd231ps %[a1], %[t], %[v1]}"                     \
+            : [a0] "+v"(c0), [a1] "+v"(c1), [t] "=&v"(t_)                                         \
+            : [v0] "v"(b0), [v1] "v"(b1), [m] "m"(*(p)));                                         \
+  }
+#define ONNXC_FMA_R3(c0, c1, c2, b0, b1, b2, p)                                                   \
+  {                                                                                               \
+    __m512 t_;                                                                                    \
+    __asm__("{vbroadcastss %[m], %[t]|vbroadcastss %[t], %[m]}\n\t"                               \
+            "{vfmadd231ps %[v0], %[t], %[a0]|vfmadd231ps %[a0], %[t], %[v0]}\n\t"                 \
+            "{vfmadd231ps %[v1], %[t], %[a1]|vfmadd231ps %[a1], %[t], %[v1]}\n\t"                 \
+            "{vfmadd231ps %[v2], %[t], %[a2]|vfmadd231ps %[a2], %[t], %[v2]}"                     \
+            : [a0] "+v"(c0), [a1] "+v"(c1), [a2] "+v"(c2), [t] "=&v"(t_)                          \
+            : [v0] "v"(b0), [v1] "v"(b1), [v2] "v"(b2), [m] "m"(*(p)));                           \
+  }
+#else
+#define ONNXC_FMA_R1(c0, b0, p) ((c0) = _mm512_fmadd_ps(_mm512_set1_ps(*(p)), (b0), (c0)))
+#define ONNXC_FMA_R2(c0, c1, b0, b1, p)          \
+  {                                              \
+    const __m512 t_ = _mm512_set1_ps(*(p));      \
+    (c0) = _mm512_fmadd_ps(t_, (b0), (c0));      \
+    (c1) = _mm512_fmadd_ps(t_, (b1), (c1));      \
+  }
+#define ONNXC_FMA_R3(c0, c1, c2, b0, b1, b2, p)  \
+  {                                              \
+    const __m512 t_ = _mm512_set1_ps(*(p));      \
+    (c0) = _mm512_fmadd_ps(t_, (b0), (c0));      \
+    (c1) = _mm512_fmadd_ps(t_, (b1), (c1));      \
+    (c2) = _mm512_fmadd_ps(t_, (b2), (c2));      \
+  }
+#endif
+/* the row step for n = 1, 2 or 3 vectors (n a constant) */
+#define ONNXC_FMA_RN(n, c0, c1, c2, b0, b1, b2, p)   \
+  {                                                  \
+    if ((n) >= 3) ONNXC_FMA_R3(c0, c1, c2, b0, b1, b2, p) \
+    else if ((n) == 2) ONNXC_FMA_R2(c0, c1, b0, b1, p) \
+    else ONNXC_FMA_R1(c0, b0, p);                    \
+  }
+
 /* The epilogue on one vector of row m, columns n..n+15 (mask k).  Relu and Clip, the common
    cases, are one clamp without a switch. */
 #if defined(__GNUC__)
@@ -357,9 +411,9 @@ ONNXC_MAYBE_UNUSED static inline int onnxc_epi_simple(const onnxc_epi *e, int *c
 #define ONNXC_B1(p, mk0) const __m512 b0 = _mm512_maskz_loadu_ps(mk0, p);
 #define ONNXC_B2(p, mk0, mk1) ONNXC_B1(p, mk0) const __m512 b1 = _mm512_maskz_loadu_ps(mk1, (p) + 16);
 #define ONNXC_B3(p, mk0, mk1, mk2) ONNXC_B2(p, mk0, mk1) const __m512 b2 = _mm512_maskz_loadu_ps(mk2, (p) + 32);
-#define ONNXC_F1(r) c##r##0 = _mm512_fmadd_ps(_mm512_set1_ps(A[r]), b0, c##r##0);
-#define ONNXC_F2(r) { const __m512 a = _mm512_set1_ps(A[r]); c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0); c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1); }
-#define ONNXC_F3(r) { const __m512 a = _mm512_set1_ps(A[r]); c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0); c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1); c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2); }
+#define ONNXC_F1(r) ONNXC_FMA_R1(c##r##0, b0, A + r);
+#define ONNXC_F2(r) ONNXC_FMA_R2(c##r##0, c##r##1, b0, b1, A + r)
+#define ONNXC_F3(r) ONNXC_FMA_R3(c##r##0, c##r##1, c##r##2, b0, b1, b2, A + r)
 #define ONNXC_SV(r, v)                                                                          \
   {                                                                                             \
     float *cp_ = C + (long)r * ldc + 16 * v;                                                    \
@@ -984,12 +1038,7 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_tr16x8(__m512 *r) {
 #define ONNXC_J8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define ONNXC_TD(j) __m512 a##j##0 = bz0_, a##j##1 = bz1_, a##j##2 = bz2_;
 #define ONNXC_TF(j)                                                                            \
-  if (j < nr_) {                                                                               \
-    const __m512 b_ = _mm512_set1_ps(B[j]);                                                    \
-    a##j##0 = _mm512_fmadd_ps(q0, b_, a##j##0);                                                \
-    if (rv_ > 1) a##j##1 = _mm512_fmadd_ps(q1, b_, a##j##1);                                   \
-    if (rv_ > 2) a##j##2 = _mm512_fmadd_ps(q2, b_, a##j##2);                                   \
-  }
+  if (j < nr_) ONNXC_FMA_RN(rv_, a##j##0, a##j##1, a##j##2, q0, q1, q2, B + j)
 /* r[0..n) := the activation of e (no bias, no residual) on whole vectors; a call, so that the
    24 micro-kernels of onnxc_ukt do not each carry up to 3 x 8 inlined copies (EfficientNet-B0's
    object: 87 KiB more code, no faster) */

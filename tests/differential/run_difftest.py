@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--cases", type=int, default=CI_CASES, help=f"cases per family (default {CI_CASES})")
     ap.add_argument("-k", "--family", default=None, help="regex on family names")
     ap.add_argument("--cflags", default="", help="C flags for the generated code (e.g. '-O2 -march=native')")
+    ap.add_argument("--cc", default=None, help="C compiler for the generated code (default: the runner's, $CC or cc)")
     ap.add_argument("--threads", type=int, default=1,
                     help="compile with onnxc --threads N and link the pool (runtime_min/onnxc_rt_threads.c)")
     ap.add_argument("--par-min", default=None,
@@ -60,7 +61,7 @@ def main():
             print(f"skipped: this machine lacks {', '.join(missing)}")
             sys.exit(77)
 
-    tag = f"seed{args.seed}_n{args.cases}" + ("_" + re.sub(r"[^A-Za-z0-9]+", "_", args.cflags).strip("_")
+    tag = f"seed{args.seed}_n{args.cases}" + (f"_{os.path.basename(args.cc)}" if args.cc else "") + ("_" + re.sub(r"[^A-Za-z0-9]+", "_", args.cflags).strip("_")
                                               if args.cflags else "") + (f"_t{args.threads}" if args.threads > 1 else "")
     out = os.path.abspath(args.out or os.path.join(args.build, "differential", tag))
     if os.path.exists(out):
@@ -77,6 +78,8 @@ def main():
     cmd = [sys.executable, RUNNER, "--build", args.build, out, "-j", str(args.jobs)]
     if args.cflags:
         cmd.append("--cflags=" + args.cflags)
+    if args.cc:
+        cmd += ["--cc", args.cc]
     if args.threads > 1:
         cmd += ["--flag=--threads", f"--flag={args.threads}", "--link",
                 os.path.join(ROOT, "runtime_min", "onnxc_rt_threads.c")]
