@@ -447,7 +447,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl16_act(const onnxc_epi *ea, __m512 *dst,
       __m512 wv_[NG];                                                                                \
       ONNXC_UNROLL for (g = 0; g < NG; g++) wv_[g] = _mm512_loadu_ps(wg + g * wgs + 16L * k);        \
       ONNXC_UNROLL for (i = 0; i < N; i++)                                                           \
-        ONNXC_FMA_RN(NG, a_[0][i], a_[NG > 1][i], a_[NG > 2 ? 2 : 0][i], wv_[0], wv_[NG > 1], wv_[NG > 2 ? 2 : 0], xp_ + i) \
+        ONNXC_FMA_RN(NG, a_[0][i], a_[NG > 1][i], a_[NG > 2 ? 2 : 0][i], wv_[0], wv_[NG > 1],         \
+                     wv_[NG > 2 ? 2 : 0], xp_ + i)                                                   \
     }                                                                                                \
     if (clamp_) ONNXC_PWL_ST(N, NG, _mm512_min_ps(_mm512_max_ps(a_[g][i], lo_), hi_))                \
     else ONNXC_PWL_ST(N, NG, a_[g][i])                                                               \
@@ -678,9 +679,9 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
    three rows' loads feed all nine taps as sums per kernel column, and the left and right
    columns' sums, shifted by one lane, are added where the pixel is not in the first or last
    column of its row (one masked add each): three loads and two lane shifts per vector where
-   nine unaligned loads (most across two cache lines) had been, 14 x 14 planes 1.3x as fast.  The copy of channel c + 1 goes into the other of two
-   buffers before channel c is computed: unaligned loads over vectors just stored would wait for
-   the stores to complete.  Against masked loads per tap (still used past ONNXC_DWN_MAX),
+   nine unaligned loads (most across two cache lines) had been, 14 x 14 planes 1.3x as fast.
+   The copy of channel c + 1 goes into the other of two buffers before channel c is computed:
+   unaligned loads over vectors just stored would wait for the stores to complete.  Against masked loads per tap (still used past ONNXC_DWN_MAX),
    alone: 480 x 14 x 14 with SiLU 52 -> 41 us; MLPerf DS-CNN (64 x 25 x 5) whole model 2.5%. */
 #define ONNXC_DWN_MAX 2048
 #define ONNXC_DWN_BUF (ONNXC_DWN_MAX + 64)
@@ -1405,7 +1406,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
       const __m512 x2 = ns > 2 ? _mm512_loadu_ps(xp + 2 * xs) : x0;
 #if defined(__clang__)
 #define ONNXC_SCF(r) ONNXC_FMA_RN(ns, c##r##0, c##r##1, c##r##2, x0, x1, x2, w + r)
-#else /* (GCC ran the stem 10% slower through ONNXC_FMA_RN's three branches) */
+#else /* GCC: the per-row conditions it has always compiled here */
 #define ONNXC_SCF(r)                                         \
   {                                                          \
     const __m512 a = _mm512_set1_ps(w[r]);                   \

@@ -344,11 +344,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_tile(const onnxc_epi *e, float *C, long
   }
 #endif
 /* the row step for n = 1, 2 or 3 vectors (n a constant) */
-#define ONNXC_FMA_RN(n, c0, c1, c2, b0, b1, b2, p)   \
-  {                                                  \
-    if ((n) >= 3) ONNXC_FMA_R3(c0, c1, c2, b0, b1, b2, p) \
-    else if ((n) == 2) ONNXC_FMA_R2(c0, c1, b0, b1, p) \
-    else ONNXC_FMA_R1(c0, b0, p);                    \
+#define ONNXC_FMA_RN(n, c0, c1, c2, b0, b1, b2, p)          \
+  {                                                         \
+    if ((n) >= 3) ONNXC_FMA_R3(c0, c1, c2, b0, b1, b2, p)   \
+    else if ((n) == 2) ONNXC_FMA_R2(c0, c1, b0, b1, p)      \
+    else ONNXC_FMA_R1(c0, b0, p);                           \
   }
 
 /* The epilogue on one vector of row m, columns n..n+15 (mask k).  Relu and Clip, the common
@@ -594,7 +594,7 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_tr8(__m256 *r) {
    those few would leave most lanes empty (13 vectors for 12.25 of work).  Here rows go in the
    lanes of 256-bit vectors instead (for each k, the 8 rows of a packed panel are contiguous): P
    panels (8 P rows) x t columns of accumulators over the whole K, one B value broadcast per
-   column and k.  P grows as t shrinks (onnxc_ct_panels) so that there are always a dozen or more
+   column and k.  P grows as t shrinks (ONNXC_CT_PANELS) so that there are always a dozen or more
    independent sums: with 3 panels, one column was 3 FMA chains waiting on their latency (the 49th
    column of a 960 x 49 x 160 product took a sixth of its time).  The epilogue runs in the same
    form, two columns per 512-bit vector (the row bias is one load, a residual is gathered), then
