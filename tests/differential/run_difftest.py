@@ -61,8 +61,13 @@ def main():
             print(f"skipped: this machine lacks {', '.join(missing)}")
             sys.exit(77)
 
-    tag = f"seed{args.seed}_n{args.cases}" + (f"_{os.path.basename(args.cc)}" if args.cc else "") + ("_" + re.sub(r"[^A-Za-z0-9]+", "_", args.cflags).strip("_")
-                                              if args.cflags else "") + (f"_t{args.threads}" if args.threads > 1 else "")
+    tag = f"seed{args.seed}_n{args.cases}"
+    if args.cc:
+        tag += "_" + os.path.basename(args.cc)
+    if args.cflags:
+        tag += "_" + re.sub(r"[^A-Za-z0-9]+", "_", args.cflags).strip("_")
+    if args.threads > 1:
+        tag += f"_t{args.threads}"
     out = os.path.abspath(args.out or os.path.join(args.build, "differential", tag))
     if os.path.exists(out):
         shutil.rmtree(out)
