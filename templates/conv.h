@@ -203,7 +203,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   __m512 lo, hi;
   if (e && !e->res && !e->bias_cols) {
     const __m512 bv = e->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), e->bias + c0) : _mm512_setzero_ps();
-    const int simple = onnxc_epi_simple(e, &clamp, &lo, &hi);
+    const int simple = onnxc_epi_simple(e, &clamp, &lo, &hi), hard = ONNXC_ACT_IS_HARD(e->act);
+    const __m512 al = _mm512_set1_ps(e->alpha), be = _mm512_set1_ps(e->beta);
     int i;
     if (e->act == ONNXC_ACT_SILU && n == 16) {
       /* unrolled: 16 independent SiLU chains that the compiler interleaves (in the loop below
@@ -216,6 +217,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
         __m512 t = e->bias ? _mm512_add_ps(st[i], bv) : st[i];
         if (e->act == ONNXC_ACT_SILU) t = _mm512_div_ps(t, onnxc_sigden16(t));
         else if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+        else if (hard) t = onnxc_hard16(t, al, be, e->act == ONNXC_ACT_HARDSWISH);
         else if (!simple) t = onnxc_act16(t, e->act, e->alpha, e->beta);
         st[i] = t;
       }
@@ -422,11 +424,14 @@ __attribute__((noinline))
 ONNXC_MAYBE_UNUSED static void onnxc_pwl16_act(const onnxc_epi *ea, __m512 *dst, long dgs, int NG, int row, int col,
                                                int N, int IW, int Wp) {
   const onnxc_epi el = *ea;
+  const __m512 al = _mm512_set1_ps(el.alpha), be = _mm512_set1_ps(el.beta);
   int i, g;
   for (i = 0; i < N; i++) {
     for (g = 0; g < NG; g++) {
       __m512 *d = dst + g * dgs + (long)row * Wp + col;
-      *d = onnxc_epi16(&el, *d, (__mmask16)0xffff, 0, 0);
+      if (el.act == ONNXC_ACT_SILU) *d = _mm512_div_ps(*d, onnxc_sigden16(*d));
+      else if (ONNXC_ACT_IS_HARD(el.act)) *d = onnxc_hard16(*d, al, be, el.act == ONNXC_ACT_HARDSWISH);
+      else *d = onnxc_epi16(&el, *d, (__mmask16)0xffff, 0, 0);
     }
     if (++col == IW) {
       col = 0;
@@ -641,16 +646,16 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3x3_neon(const float *xc, int IH, int IW,
 
 #if defined(ONNXC_AVX512)
 /* Output vectors a (row oh) and b (row oh + 1) at column ow0 of a depthwise row-pair kernel,
-   through the epilogue: the short forms (simple: bias, Relu/Clip; silu: bias, SiLU) or
+   through the epilogue: the short forms (simple: bias, Relu/Clip; fast: bias, onnxc_fast16) or
    onnxc_epi16.  (SiLU here, not in a pass over the finished rows: 240 x 28 x 28 3x3 stride 2
    in EfficientNet-B0, 52 -> 36 us; 32 x 112 x 112 stride 1 the same.) */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, const onnxc_epi *e, int simple, int clamp,
-                                                        int silu, __m512 bv, __m512 lo, __m512 hi, __m512 a, __m512 b,
+                                                        int fast, __m512 bv, __m512 lo, __m512 hi, __m512 a, __m512 b,
                                                         __mmask16 k, int oc, float *yc, int oh, int OW, int ow0) {
-  if (simple || silu) {
+  if (simple || fast) {
     if (ev->bias) {
       a = _mm512_add_ps(a, bv);
       b = _mm512_add_ps(b, bv);
@@ -659,9 +664,10 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_dw_pair_out(const onnxc_epi *ev, con
       a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
       b = _mm512_min_ps(_mm512_max_ps(b, lo), hi);
     }
-    if (silu) {
-      a = _mm512_div_ps(a, onnxc_sigden16(a));
-      b = _mm512_div_ps(b, onnxc_sigden16(b));
+    if (fast) {
+      const __m512 al = _mm512_set1_ps(ev->alpha), be = _mm512_set1_ps(ev->beta);
+      a = onnxc_fast16(a, fast, al, be);
+      b = onnxc_fast16(b, fast, al, be);
     }
   } else if (e) {
     a = onnxc_epi16(ev, a, k, oc, (int)((long)oh * OW + ow0));
@@ -703,13 +709,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
   float buf[2 * ONNXC_DWN_BUF];
   __mmask16 mL[ONNXC_DWN_MAX / 16], mR[ONNXC_DWN_MAX / 16];
   onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
-  int v, i, col = 0, oc, clamp = 0, simple, silu;
+  int v, i, col = 0, oc, clamp = 0, simple, fast;
   __m512 lo = _mm512_setzero_ps(), hi = lo;
   if (e) ev = *e;
   /* the common epilogues without the per-vector checks of onnxc_epi16: a per-channel bias (it
      starts the sums) and Relu / Clip or SiLU */
   simple = e && onnxc_epi_simple(&ev, &clamp, &lo, &hi);
-  silu = e && !ev.res && !ev.bias_cols && ev.act == ONNXC_ACT_SILU;
+  fast = e ? onnxc_epi_fast(&ev) : 0;
   for (v = 0; v < nv; v++) { /* lanes not in the first (mL) / last (mR) column */
     unsigned l = 0, r = 0;
     for (i = 0; i < 16; i++) {
@@ -729,7 +735,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
     const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
     const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
     const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
-    const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+    const __m512 bv = (simple || fast) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+    const __m512 al = _mm512_set1_ps(ev.alpha), be = _mm512_set1_ps(ev.beta);
     __m512 gs = _mm512_setzero_ps(); /* the plane's sum for ev.sum */
     if (oc + 1 < CO) { /* the next channel's plane into the other buffer */
       const float *xn = x + (long)((oc + 1) / mult) * HW;
@@ -749,7 +756,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
         a = _mm512_mask_add_ps(C0, mL[v], C0, ONNXC_ALIGNR(L0, Lp, 15)); /* L(p - 1) */
         a = _mm512_mask_add_ps(a, mR[v], a, ONNXC_ALIGNR(R1, R0, 1));    /* R(p + 1) */
         if (clamp) a = _mm512_min_ps(_mm512_max_ps(a, lo), hi);
-        else if (silu) a = _mm512_div_ps(a, onnxc_sigden16(a));
+        else if (fast) a = onnxc_fast16(a, fast, al, be);
         else if (e && !simple) a = onnxc_epi16(&ev, a, k, oc, 16 * v);
         _mm512_mask_storeu_ps(yc + 16L * v, k, a);
         if (ev.sum) gs = _mm512_mask_add_ps(gs, k, gs, a);
@@ -890,12 +897,12 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
        rows): rows of 16-column vectors; only the first and last vector of a row need column
        masks, rows outside the input are skipped */
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
-    int simple = 0, clamp = 0, silu = 0;
+    int simple = 0, clamp = 0, fast = 0;
     __m512 lo = _mm512_setzero_ps(), hi = lo;
     if (e) {
       ev = *e;
       simple = onnxc_epi_simple(&ev, &clamp, &lo, &hi);
-      silu = !ev.res && !ev.bias_cols && ev.act == ONNXC_ACT_SILU; /* EfficientNet */
+      fast = onnxc_epi_fast(&ev); /* EfficientNet's SiLU, MobileNetV3's HardSwish */
     }
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
@@ -903,7 +910,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
       const __m512 w00 = _mm512_set1_ps(wc[0]), w01 = _mm512_set1_ps(wc[1]), w02 = _mm512_set1_ps(wc[2]);
       const __m512 w10 = _mm512_set1_ps(wc[3]), w11 = _mm512_set1_ps(wc[4]), w12 = _mm512_set1_ps(wc[5]);
       const __m512 w20 = _mm512_set1_ps(wc[6]), w21 = _mm512_set1_ps(wc[7]), w22 = _mm512_set1_ps(wc[8]);
-      const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+      const __m512 bv = (simple || fast) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
       int oh, ow0;
       for (oh = 0; oh + 1 < OH; oh += 2) {
         /* two output rows from four input rows: each input vector is loaded once for both (12
@@ -927,7 +934,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           }
           a = _mm512_add_ps(a, b);
           a2 = _mm512_add_ps(a2, b2);
-          onnxc_dw_pair_out(&ev, e, simple, clamp, silu, bv, lo, hi, a, a2, kc, oc, yc, oh, OW, ow0);
+          onnxc_dw_pair_out(&ev, e, simple, clamp, fast, bv, lo, hi, a, a2, kc, oc, yc, oh, OW, ow0);
         }
       }
       if (oh < OH) { /* an odd last row */
@@ -966,17 +973,17 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
     onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
     const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    int simple = 0, clamp = 0, silu = 0;
+    int simple = 0, clamp = 0, fast = 0;
     __m512 lo = _mm512_setzero_ps(), hi = lo;
     if (e) {
       ev = *e;
       simple = onnxc_epi_simple(&ev, &clamp, &lo, &hi);
-      silu = !ev.res && !ev.bias_cols && ev.act == ONNXC_ACT_SILU; /* EfficientNet */
+      fast = onnxc_epi_fast(&ev); /* EfficientNet's SiLU, MobileNetV3's HardSwish */
     }
     for (oc = 0; oc < CO; oc++) {
       const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * 9;
       float *yc = y + (long)oc * OHW;
-      const __m512 bv = (simple || silu) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
+      const __m512 bv = (simple || fast) && ev.bias ? _mm512_set1_ps(ev.bias[oc]) : _mm512_setzero_ps();
       int oh = 0, ow0, kh;
       for (; oh + 1 < OH && 2 * oh + 4 - PH < IH; oh += 2) {
         /* two output rows from five input rows (the middle one serves both: its even/odd
@@ -1021,7 +1028,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           }
           s0 = _mm512_add_ps(s0, t0);
           s1 = _mm512_add_ps(s1, t1);
-          onnxc_dw_pair_out(&ev, e, simple, clamp, silu, bv, lo, hi, s0, s1, km, oc, yc, oh, OW, ow0);
+          onnxc_dw_pair_out(&ev, e, simple, clamp, fast, bv, lo, hi, s0, s1, km, oc, yc, oh, OW, ow0);
         }
       }
       for (; oh < OH; oh++) {
