@@ -907,6 +907,11 @@ Node *dw_block_fuse(Ctx *ctx, Graph *g, Node *ex, Node *dw, Node *pj);
    while they are in cache), or NULL where the two do not have those forms.  The new node is
    appended to g->nodes and the two are marked dead. */
 Node *conv_pool_fuse(Ctx *ctx, Graph *g, Node *conv, Node *pool);
+/* ops_nn.c: a ConvDw node for the 2-D Conv conv (the im2col or onnxc_conv_sc form) whose output
+   only the depthwise Conv dw reads, and the 1x1 Conv pj that alone reads dw's output: computed
+   together in bands of depthwise output rows.  NULL where they do not have those forms (or
+   with --threads).  The new node is appended to g->nodes and the three are marked dead. */
+Node *conv_dw_fuse(Ctx *ctx, Graph *g, Node *conv, Node *dw, Node *pj);
 /* Whether DwBlock n ends with the depthwise output (no projection): optimize.c may give it a
    second output, the GlobalAveragePool of the first, that its kernels add up as they go. */
 bool dw_block_plain(const Node *n);

@@ -2470,6 +2470,196 @@ Node *conv_pool_fuse(Ctx *ctx, Graph *g, Node *conv, Node *pool) {
   return f;
 }
 
+/* ---- ConvDw: a convolution, the depthwise convolution that alone reads it, and the 1x1
+   projection reading only that -----------------------------------------------------------------
+   optimize.c fuses the stems of MobileNetV1/V2 and MLPerf's DS-CNN and VWW (a Conv in the
+   im2col or onnxc_conv_sc form, then a depthwise Conv, then a 1x1 Conv) into one node computed
+   in bands of depthwise output rows, as DwBlock's planar form (ops_fused.c) with the stem in
+   place of the 1x1 expansion: per band the stem's rows the depthwise convolution reads go into
+   S1 (rows the previous band computed move up; rows outside the image are its zero padding),
+   the depthwise output into S2, its projection into the band's output rows.  Neither the
+   stem's output nor the depthwise output goes through memory (MobileNetV2: 2 x 1.6 MB).
+   Inputs: X0 the image, X1 the stem's packed weight, X2 its bias, X3 the depthwise weight, X4
+   its bias, X5 the projection's packed weight, X6 its bias, X7 its residual (NULL where absent). */
+
+typedef struct ConvDw {
+  Node *conv, *dw, *pj; /* absorbed (dead) */
+  ConvShape d;          /* the depthwise convolution */
+  int64_t Cout;         /* the projection's output channels */
+} ConvDw;
+
+#define CONVDW_BAND (256 * 1024) /* target bytes of S1 and S2 */
+
+/* The stem's one-thread form without a scratch cap (the node takes the cap). */
+static void convdw_conv_info(Ctx *ctx, const ConvDw *cd, ConvInfo *ci) {
+  const int threads = ctx->threads;
+  const int64_t cap = cd->conv->scratch_cap;
+  cd->conv->scratch_cap = -1;
+  ctx->threads = 1;
+  conv_info(ctx, cd->conv, ci);
+  ctx->threads = threads;
+  cd->conv->scratch_cap = cap;
+}
+
+/* Input rows of a band of R depthwise output rows. */
+static int64_t convdw_rin(const ConvDw *cd, int64_t R) { return (R - 1) * cd->d.s[0] + (cd->d.k[0] - 1) * cd->d.d[0] + 1; }
+
+/* Depthwise output rows per band: S1 and S2 within CONVDW_BAND, or the node's scratch cap. */
+static int64_t convdw_rows(const ConvDw *cd, int64_t cap, int64_t conv_f) {
+  const ConvShape *d = &cd->d;
+  int64_t R = d->out[0];
+  while (R > 1) {
+    const int64_t b = (d->C * convdw_rin(cd, R) * d->in[1] + d->C * R * d->out[1]) * 4;
+    if (b <= CONVDW_BAND && (cap < 0 || b + conv_f * 4 <= cap)) break;
+    R = (R + 1) / 2;
+  }
+  return R;
+}
+
+static int64_t convdw_conv_f(const ConvInfo *ci) { return (ci->KB * ci->TR * ci->g.out[1] + 15) / 16 * 16; }
+
+static int64_t convdw_scratch(Ctx *ctx, Node *n) {
+  const ConvDw *cd = n->priv;
+  ConvInfo ci;
+  convdw_conv_info(ctx, cd, &ci);
+  const int64_t conv_f = convdw_conv_f(&ci), R = convdw_rows(cd, n->scratch_cap, conv_f);
+  const int64_t s1 = (cd->d.C * convdw_rin(cd, R) * cd->d.in[1] + 15) / 16 * 16, s2 = (cd->d.C * R * cd->d.out[1] + 15) / 16 * 16;
+  return (s1 + s2 + conv_f) * 4;
+}
+
+static void convdw_infer(Ctx *ctx, Node *n) {
+  (void)ctx;
+  const ConvDw *cd = n->priv;
+  const Value *y = cd->pj->outputs[0];
+  value_set_shape(n->outputs[0], y->dtype, y->rank, y->dims);
+}
+
+static void convdw_emit(Emit *e, Node *n) {
+  const ConvDw *cd = n->priv;
+  const ConvShape *d = &cd->d;
+  ConvInfo ci;
+  convdw_conv_info(e->ctx, cd, &ci);
+  const int64_t conv_f = convdw_conv_f(&ci), R = convdw_rows(cd, n->scratch_cap, conv_f);
+  const int64_t C = d->C, IH = d->in[0], IW = d->in[1], OH = d->out[0], OW = d->out[1], OHW = OH * OW;
+  const int64_t s1f = (C * convdw_rin(cd, R) * IW + 15) / 16 * 16, s2f = (C * R * OW + 15) / 16 * 16;
+  const Geo *g = &ci.g;
+  set_it(n, 0);
+  emit_use_template(e, "gemm");
+  emit_use_template(e, "conv");
+  ep(e, "float *s1 = (float *)W, *s2 = s1 + %lld, *cw = s2 + %lld;", LL(s1f), LL(s2f));
+  ep(e, "const onnxc_epi ec = %s;", epi_init(e, cd->conv, node_in(n, 2) ? "X2" : NULL, false, NULL, ci.OHW));
+  ep(e, "const onnxc_epi ed = %s;", epi_init(e, cd->dw, node_in(n, 4) ? "X4" : NULL, false, NULL, OHW));
+  ep(e, "(void)cw;");
+  loop(e, "nb", d->N);
+  ep(e, "const float *x = X0 + nb * %lld;", LL(ci.C * ci.IHW));
+  ep(e, "float *y = Y0 + nb * %lld;", LL(cd->Cout * OHW));
+  ep(e, "int prev_top = 0, prev_rows = 0;");
+  ep(e, "for (int o0 = 0; o0 < %lld; o0 += %lld) {", LL(OH), LL(R));
+  ep(e, "const int on = %lld - o0 < %lld ? %lld - o0 : %lld;", LL(OH), LL(R), LL(OH), LL(R));
+  ep(e, "const int top = o0 * %lld - %lld, rows = (on - 1) * %lld + %lld;", LL(d->s[0]), LL(d->pb[0]), LL(d->s[0]),
+     LL((d->k[0] - 1) * d->d[0] + 1));
+  ep(e, "int j0 = 0, jz;");
+  /* rows the previous band of the same height computed: moved up, not computed again */
+  ep(e, "if (rows == prev_rows && top - prev_top < rows) {");
+  ep(e, "j0 = rows - (top - prev_top);");
+  ep(e, "for (int c = 0; c < %lld; c++) memmove(s1 + (long)c * rows * %lld, s1 + (long)c * rows * %lld + (long)(top - prev_top) * %lld, sizeof(float) * (size_t)j0 * %lld);",
+     LL(C), LL(IW), LL(IW), LL(IW), LL(IW));
+  ep(e, "}");
+  /* rows above and below the stem's output are the depthwise kernel's zero padding */
+  ep(e, "for (; j0 < rows && top + j0 < 0; j0++)");
+  ep(e, "  for (int c = 0; c < %lld; c++) memset(s1 + ((long)c * rows + j0) * %lld, 0, sizeof(float) * %lld);", LL(C), LL(IW), LL(IW));
+  ep(e, "jz = %lld - top < rows ? %lld - top : rows;", LL(IH), LL(IH));
+  ep(e, "if (jz < j0) jz = j0;");
+  ep(e, "for (int j = jz; j < rows; j++)");
+  ep(e, "  for (int c = 0; c < %lld; c++) memset(s1 + ((long)c * rows + j) * %lld, 0, sizeof(float) * %lld);", LL(C), LL(IW), LL(IW));
+  /* the stem's output rows top + j0 .. top + jz - 1 into S1 (its row top at S1's row 0) */
+  ep(e, "if (jz > j0) {");
+  if (ci.sc) {
+    ep(e, "#if defined(ONNXC_AVX512)");
+    ep(e, "onnxc_conv_sc_rb(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, x, X1, s1, (long)rows * %lld, top, &ec, cw, %lld, top + j0, top + jz);",
+       LL(ci.M), LL(ci.C), LL(g->in[0]), LL(g->in[1]), LL(g->k[0]), LL(g->k[1]), LL(g->s[0]), LL(g->pb[0]), LL(g->pb[1]),
+       LL(g->out[0]), LL(g->out[1]), LL(IW), LL(ci.scR));
+    ep(e, "#else");
+  }
+  ep(e, "onnxc_conv_i2c_rb(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, 1, 1, %lld, %lld, %lld, x, X1, s1, (long)rows * %lld, top, &ec, cw, %lld, top + j0, top + jz, 0, %lld);",
+     LL(ci.M), LL(ci.C * g->k[0] * g->k[1]), LL(ci.KB), LL(g->in[0]), LL(g->in[1]), LL(g->k[0]), LL(g->k[1]), LL(g->s[0]),
+     LL(g->s[1]), LL(g->pb[0]), LL(g->pb[1]), LL(g->out[1]), LL(IW), LL(ci.TR), LL(ci.M));
+  if (ci.sc) ep(e, "#endif");
+  ep(e, "}");
+  ep(e, "onnxc_dw2d(%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, s2, on, %lld, &ed);", LL(C), LL(IW),
+     LL(d->k[0]), LL(d->k[1]), LL(d->s[0]), LL(d->s[1]), LL(d->pb[1]), LL(d->d[0]), LL(d->d[1]), LL(OW));
+  {
+    const char *res = node_in(n, 7) ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(cd->Cout * OHW), LL(OW)) : NULL;
+    ep(e, "const onnxc_epi ej = %s;", epi_init(e, cd->pj, node_in(n, 6) ? "X6" : NULL, false, res, OHW));
+    ep(e, "onnxc_sgemm(%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", LL(cd->Cout), LL(OW),
+       LL(C), LL(OW), LL(OW), LL(OHW));
+  }
+  ep(e, "prev_top = top;");
+  ep(e, "prev_rows = rows;");
+  ep(e, "}");
+  ep(e, "}");
+}
+
+static const OpDef convdw_row = {"ConvDw", "onnxc", 1, ONNXC_MAX_OPSET, 0, convdw_infer, NULL, convdw_emit,
+                                 convdw_scratch, "float", NULL};
+
+/* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group), no channel scale. */
+static bool convdw_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
+  if (!c || c->dead || *c->domain || strcmp(c->op_type, "Conv") || c->w_layout != W_PANELS || !c->orig_w || c->fuse_scale)
+    return false;
+  if (c->inputs[0]->rank != 4 || c->inputs[0]->dtype != DT_FLOAT) return false;
+  conv_shape(ctx, c, s);
+  return s->pointwise && s->G == 1;
+}
+
+Node *conv_dw_fuse(Ctx *ctx, Graph *g, Node *conv, Node *dw, Node *pj) {
+  ConvInfo ci;
+  ConvShape sd, sp;
+  if (ctx->threads > 1) return NULL; /* one thread: the form has no task split */
+  if (conv->dead || dw->dead || conv->fuse_add || conv->fuse_scale || !conv->orig_w || conv->w_layout != W_PANELS) return NULL;
+  if (conv->n_outputs != 1 || conv->inputs[0]->rank != 4 || conv->inputs[0]->dtype != DT_FLOAT) return NULL;
+  if (*dw->domain || strcmp(dw->op_type, "Conv") || dw->orig_w || dw->fuse_add || dw->fuse_scale || dw->n_outputs != 1) return NULL;
+  if (dw->inputs[0] != conv->outputs[0] || dw->inputs[0]->rank != 4 || !dw->inputs[1]->data) return NULL;
+  conv_shape(ctx, dw, &sd);
+  if (!sd.dw_form || sd.Cg != 1 || sd.Mg != 1 || sd.r != 2) return NULL;
+  /* 3x3, stride 1, "same", rows of 16 or more: onnxc_dw2d's row form on the bands (PH = 0, two
+     more input rows than output rows; the stems of MobileNetV1/V2).  Other shapes would reach
+     forms whose scratch bound GCC cannot see with a run-time band height (-Warray-bounds). */
+  if (sd.k[0] != 3 || sd.k[1] != 3 || sd.s[0] != 1 || sd.s[1] != 1 || sd.d[0] != 1 || sd.d[1] != 1 || sd.pb[0] != 1 ||
+      sd.pb[1] != 1 || sd.pe[0] != 1 || sd.pe[1] != 1 || sd.out[1] < 16)
+    return NULL;
+  {
+    const int64_t cap = conv->scratch_cap;
+    conv->scratch_cap = -1;
+    conv_info(ctx, conv, &ci);
+    conv->scratch_cap = cap;
+  }
+  if (!ci.fast || ci.direct || ci.same || ci.dw || ci.wino || ci.convt || ci.pointwise || ci.G != 1 || ci.g.r != 2) return NULL;
+  if (ci.g.d[0] != 1 || ci.g.d[1] != 1 || ci.N != sd.N || ci.M != sd.C) return NULL;
+  /* with the projection only: a depthwise output without one feeds a squeeze-and-excitation
+     pool (EfficientNet, MobileNetV3) that the unfused depthwise kernel sums as it goes */
+  if (!pj || !convdw_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0]) return NULL;
+  ConvDw *cd = arena_alloc(&ctx->arena, sizeof *cd);
+  cd->conv = conv;
+  cd->dw = dw;
+  cd->pj = pj;
+  cd->d = sd;
+  cd->Cout = sp.M;
+  Node *f = graph_new_node(ctx, g, "ConvDw", arena_printf(&ctx->arena, "%s_dw", conv->name), 8, 1);
+  f->domain = "onnxc";
+  f->opset = 1;
+  f->def = &convdw_row;
+  f->priv = cd;
+  Value *in[8] = {conv->inputs[0], conv->inputs[1], node_in(conv, 2), dw->inputs[1], node_in(dw, 2),
+                  pj->inputs[1], node_in(pj, 2), pj->fuse_add ? pj->inputs[pj->fuse_add] : NULL};
+  for (int k = 0; k < 8; k++) f->inputs[k] = in[k];
+  f->n_explicit = 8;
+  f->outputs[0] = pj->outputs[0];
+  f->outputs[0]->producer = f;
+  conv->dead = dw->dead = pj->dead = true;
+  return f;
+}
+
 /* ---- rows ---------------------------------------------------------------------------------- */
 
 #define FT "float, double, float16, bfloat16"

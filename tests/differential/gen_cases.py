@@ -476,6 +476,81 @@ def g_convpool(c):
     return dt
 
 
+@family("convdw")
+def g_convdw(c):
+    """A stem convolution, the depthwise convolution that alone reads it and the 1x1 projection of
+    that (MobileNetV1/V2): onnxc fuses the three when the stem's output is 1 MiB or more and the
+    depthwise kernel 3x3 "same" with stride 1 (ConvDw: bands of depthwise output rows; the stem
+    by onnxc_conv_sc on AVX-512 or im2col tiles, rows the next band reads again moved up, the
+    image's edges as zero rows), with activations and a residual on the projection, under
+    scratch caps; some other depthwise shapes, unfused."""
+    c.opset = c.choice([14, 17])
+    dt = F32
+    cin, m = c.randint(1, 4), c.randint(4, 40)
+    kh, kw = c.choice([(3, 3), (3, 3), (5, 5), (7, 7), (10, 4), (1, 3)])
+    s = c.choice([1, 2, 2, 2])  # (stride 1 "same": onnxc_conv_same, unfused)
+    ph, pw = kh // 2, kw // 2
+    if c.chance(0.3):
+        ph, pw = c.randint(0, kh // 2), c.randint(0, kw // 2)
+    # a stem output of >= 1 MiB mostly (optimize.c DWBLOCK_MIN_BYTES), some smaller ones unfused
+    px = -(-262144 // m) if c.chance(0.9) else c.randint(64, 4096)
+    oh = c.randint(max(2, int(math.sqrt(px) / 2)), max(3, int(math.sqrt(px) * 2)))
+    ow = max(2, -(-px // oh))
+    h, w = (oh - 1) * s + kh - 2 * ph, (ow - 1) * s + kw - 2 * pw
+    if h < kh or w < kw or h * w * cin > 2_000_000:
+        raise Skip()
+    nb = c.choice([1, 1, 1, 2])
+    x = c.input(c.values([nb, cin, h, w], dt), dt, "x")
+    lim = 1.5 / math.sqrt(cin * kh * kw)
+    ins = [x, c.const(c.values([m, cin, kh, kw], dt, -lim, lim), dt, "w")]
+    if c.chance(0.8):
+        ins.append(c.const(c.values([m], dt), dt, "b"))
+    y = c.node("Conv", ins, kernel_shape=[kh, kw], pads=[ph, pw, ph, pw], strides=[s, s])
+    chain = [f"Conv {cin}->{m} {kh}x{kw} s{s} pads {ph},{pw} on {h}x{w}"]
+    if c.chance(0.85):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        chain.append(act)
+    # mostly the fused form (3x3, stride 1, "same"); the others stay unfused
+    k, ds, d, dp = 3, 1, 1, 1
+    if c.chance(0.2):
+        k, ds, d = c.choice([3, 5]), c.choice([1, 2]), c.choice([1, 1, 2])
+        dp = c.randint(0, (k - 1) * d // 2)
+    if oh + 2 * dp < (k - 1) * d + 1 or ow + 2 * dp < (k - 1) * d + 1:
+        raise Skip()
+    lim = 1.5 / k
+    ins = [y, c.const(c.values([m, 1, k, k], dt, -lim, lim), dt, "wd")]
+    if c.chance(0.8):
+        ins.append(c.const(c.values([m], dt), dt, "bd"))
+    y = c.node("Conv", ins, group=m, kernel_shape=[k, k], pads=[dp] * 4, strides=[ds, ds],
+               dilations=[d, d] if d > 1 else None)
+    chain.append(f"DwConv {k}x{k} s{ds} d{d} pads {dp}")
+    if c.chance(0.85):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        chain.append(act)
+    co = c.randint(1, 48)
+    lim = 1.5 / math.sqrt(m)
+    ins = [y, c.const(c.values([co, m, 1, 1], dt, -lim, lim), dt, "wp")]
+    if c.chance(0.8):
+        ins.append(c.const(c.values([co], dt), dt, "bp"))
+    y = c.node("Conv", ins)
+    dh, dw_ = (oh + 2 * dp - (k - 1) * d - 1) // ds + 1, (ow + 2 * dp - (k - 1) * d - 1) // ds + 1
+    chain.append(f"Conv1x1 {m}->{co} on {dh}x{dw_}")
+    if c.chance(0.3):
+        r = c.input(c.values([nb, co, dh, dw_], dt), dt, "r")
+        y = c.node("Add", [y, r] if c.chance(0.5) else [r, y])
+        chain.append("AddResidual")
+    if c.chance(0.4):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        chain.append(act)
+    c.output(y)
+    c.note("chain: " + " -> ".join(chain))
+    c.flags = "--scratch-headroom " + str(c.choice([1000, 1000, 25, 0]))
+    return dt
+
+
 @family("pointwise_wide")
 def g_pointwise_wide(c):
     """1x1 convolutions with more output channels than pixels (classifier heads, the late
