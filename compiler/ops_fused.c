@@ -297,8 +297,7 @@ static bool dw_block_lanes(const Ctx *ctx, int64_t Cin, int64_t taps) {
   return taps <= LANES_TAPS && Cin <= LANES_CIN;
 }
 
-/* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group). */
-static bool packed_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
+bool packed_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
   if (!c || c->dead || *c->domain || strcmp(c->op_type, "Conv") || c->w_layout != W_PANELS || !c->orig_w || c->fuse_scale)
     return false;
   if (c->inputs[0]->rank != 4 || c->inputs[0]->dtype != DT_FLOAT) return false;

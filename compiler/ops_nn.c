@@ -2603,15 +2603,6 @@ static void convdw_emit(Emit *e, Node *n) {
 static const OpDef convdw_row = {"ConvDw", "onnxc", 1, ONNXC_MAX_OPSET, 0, convdw_infer, NULL, convdw_emit,
                                  convdw_scratch, "float", NULL};
 
-/* 2-D, float, the packed 1x1 GEMM form (stride 1, no padding, one group), no channel scale. */
-static bool convdw_pointwise(Ctx *ctx, const Node *c, ConvShape *s) {
-  if (!c || c->dead || *c->domain || strcmp(c->op_type, "Conv") || c->w_layout != W_PANELS || !c->orig_w || c->fuse_scale)
-    return false;
-  if (c->inputs[0]->rank != 4 || c->inputs[0]->dtype != DT_FLOAT) return false;
-  conv_shape(ctx, c, s);
-  return s->pointwise && s->G == 1;
-}
-
 Node *conv_dw_fuse(Ctx *ctx, Graph *g, Node *conv, Node *dw, Node *pj) {
   ConvInfo ci;
   ConvShape sd, sp;
@@ -2638,7 +2629,7 @@ Node *conv_dw_fuse(Ctx *ctx, Graph *g, Node *conv, Node *dw, Node *pj) {
   if (ci.g.d[0] != 1 || ci.g.d[1] != 1 || ci.N != sd.N || ci.M != sd.C) return NULL;
   /* with the projection only: a depthwise output without one feeds a squeeze-and-excitation
      pool (EfficientNet, MobileNetV3) that the unfused depthwise kernel sums as it goes */
-  if (!pj || !convdw_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0]) return NULL;
+  if (!pj || !packed_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0]) return NULL;
   ConvDw *cd = arena_alloc(&ctx->arena, sizeof *cd);
   cd->conv = conv;
   cd->dw = dw;

@@ -718,7 +718,6 @@ static bool pad_to_identity(Ctx *ctx, Node *n) {
 
 static void fuse_dw_blocks(Ctx *ctx, Graph *g);
 static void fuse_conv_pools(Ctx *ctx, Graph *g);
-static void fuse_conv_dws(Ctx *ctx, Graph *g);
 
 /* An AveragePool whose window is the whole unpadded plane (DS-CNN's classifier pool) is a
    GlobalAveragePool, whose kernel sums in vector lanes instead of one scalar chain. */
@@ -796,7 +795,6 @@ void optimize_graph(Ctx *ctx, Graph *g) {
     if (scaled) eliminate_dead(ctx, g);
     fuse_dw_blocks(ctx, g);
     fuse_conv_pools(ctx, g);
-    fuse_conv_dws(ctx, g);
     bool pooled = false;
     for (int i = 0; i < g->nodes.n; i++) pooled |= fuse_plane_means(ctx, g->nodes.v[i]);
     if (pooled) eliminate_dead(ctx, g);
@@ -824,7 +822,8 @@ static void drop_dead_nodes(Ctx *ctx, Graph *g) {
    in cache) when the expanded tensor is big enough for its round trip through memory to cost:
    the early, large planes of MobileNetV2/V3 and EfficientNet.  (Fusing the smaller ones too,
    in the channel-lanes form, measured no faster: EfficientNet-B0 and MobileNetV2 within 2%,
-   MLPerf DS-CNN's 25x5 planes 22% slower.) */
+   MLPerf DS-CNN's 25x5 planes 22% slower.)  A stem Conv in place of the expansion, with the
+   projection, becomes a ConvDw (ops_nn.c; MobileNetV1/V2: bench/ab.py MobileNetV2 0.965). */
 static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
   int nn = g->nodes.n;
   bool any = false;
@@ -838,6 +837,7 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     Node *pj = sole_consumer(g, dw->outputs[0]);
     if (!is_op(pj, "Conv")) pj = NULL;
     Node *f = dw_block_fuse(ctx, g, ex, dw, pj);
+    if (!f && pj) f = conv_dw_fuse(ctx, g, ex, dw, pj); /* a stem in place of the expansion */
     if (!f) continue;
     g->nodes.v[i] = f; /* the block takes the depthwise Conv's place; f was appended too */
     g->nodes.n--;
@@ -862,31 +862,6 @@ static void fuse_conv_pools(Ctx *ctx, Graph *g) {
     Node *f = conv_pool_fuse(ctx, g, conv, pool);
     if (!f) continue;
     g->nodes.v[i] = f; /* the fused node takes the pool's place; f was appended too */
-    g->nodes.n--;
-    any = true;
-  }
-  if (any) drop_dead_nodes(ctx, g);
-}
-
-/* A stem Conv whose output only a depthwise Conv reads, and the 1x1 projection of the depthwise
-   output (MobileNetV1/V2) become one ConvDw node (ops_nn.c), computed in bands of rows, when
-   the stem's output is big enough for its round trip through memory to cost (MobileNetV2: 1.6
-   MB, bench/ab.py 0.97-0.98 with the fused node). */
-static void fuse_conv_dws(Ctx *ctx, Graph *g) {
-  int nn = g->nodes.n;
-  bool any = false;
-  recount(g);
-  for (int i = 0; i < nn; i++) {
-    Node *dw = g->nodes.v[i];
-    if (!is_op(dw, "Conv") || !is_f32(dw->outputs[0]) || !dw->inputs[0]) continue;
-    Value *t = dw->inputs[0];
-    Node *conv = t->producer;
-    if (!is_op(conv, "Conv") || t->is_output || t->n_consumers != 1 || value_bytes(t) < DWBLOCK_MIN_BYTES) continue;
-    Node *pj = sole_consumer(g, dw->outputs[0]);
-    if (!is_op(pj, "Conv")) continue;
-    Node *f = conv_dw_fuse(ctx, g, conv, dw, pj);
-    if (!f) continue;
-    g->nodes.v[i] = f; /* the fused node takes the depthwise Conv's place; f was appended too */
     g->nodes.n--;
     any = true;
   }

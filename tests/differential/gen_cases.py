@@ -476,6 +476,23 @@ def g_convpool(c):
     return dt
 
 
+def dw_conv_act(c, y, dt, ch, kh, kw, s, d, ph, pw, chain, desc):
+    """A depthwise Conv of ch channels on y (constant weights, a bias mostly), then an activation
+    mostly; their descriptions appended to chain."""
+    lim = 1.5 / math.sqrt(kh * kw)
+    ins = [y, c.const(c.values([ch, 1, kh, kw], dt, -lim, lim), dt, "wd")]
+    if c.chance(0.8):
+        ins.append(c.const(c.values([ch], dt), dt, "bd"))
+    y = c.node("Conv", ins, group=ch, kernel_shape=[kh, kw], pads=[ph, pw, ph, pw], strides=[s, s],
+               dilations=[d, d] if d > 1 else None)
+    chain.append(desc)
+    if c.chance(0.85):
+        act = c.choice(FUSE_ACTS)
+        y = act_tail(c, y, act)
+        chain.append(act)
+    return y
+
+
 @family("convdw")
 def g_convdw(c):
     """A stem convolution, the depthwise convolution that alone reads it and the 1x1 projection of
@@ -518,17 +535,7 @@ def g_convdw(c):
         dp = c.randint(0, (k - 1) * d // 2)
     if oh + 2 * dp < (k - 1) * d + 1 or ow + 2 * dp < (k - 1) * d + 1:
         raise Skip()
-    lim = 1.5 / k
-    ins = [y, c.const(c.values([m, 1, k, k], dt, -lim, lim), dt, "wd")]
-    if c.chance(0.8):
-        ins.append(c.const(c.values([m], dt), dt, "bd"))
-    y = c.node("Conv", ins, group=m, kernel_shape=[k, k], pads=[dp] * 4, strides=[ds, ds],
-               dilations=[d, d] if d > 1 else None)
-    chain.append(f"DwConv {k}x{k} s{ds} d{d} pads {dp}")
-    if c.chance(0.85):
-        act = c.choice(FUSE_ACTS)
-        y = act_tail(c, y, act)
-        chain.append(act)
+    y = dw_conv_act(c, y, dt, m, k, k, ds, d, dp, dp, chain, f"DwConv {k}x{k} s{ds} d{d} pads {dp}")
     co = c.randint(1, 48)
     lim = 1.5 / math.sqrt(m)
     ins = [y, c.const(c.values([co, m, 1, 1], dt, -lim, lim), dt, "wp")]
@@ -1809,17 +1816,7 @@ def g_dwblock(c):
         act = c.choice(FUSE_ACTS)
         y = act_tail(c, y, act)
         chain.append(act)
-    lim = 1.5 / math.sqrt(kh * k)
-    ins = [y, c.const(c.values([ce, 1, kh, k], dt, -lim, lim), dt, "wd")]
-    if c.chance(0.8):
-        ins.append(c.const(c.values([ce], dt), dt, "bd"))
-    y = c.node("Conv", ins, group=ce, kernel_shape=[kh, k], pads=[ph, pw, ph, pw], strides=[s, s],
-               dilations=[d, d] if d > 1 else None)
-    chain.append(f"DwConv {kh}x{k} s{s} d{d} pads {ph},{pw} on {h}x{w}")
-    if c.chance(0.85):
-        act = c.choice(FUSE_ACTS)
-        y = act_tail(c, y, act)
-        chain.append(act)
+    y = dw_conv_act(c, y, dt, ce, kh, k, s, d, ph, pw, chain, f"DwConv {kh}x{k} s{s} d{d} pads {ph},{pw} on {h}x{w}")
     if c.chance(0.35):
         # a channel scale on the depthwise output (optimize.c folds it into the projection's
         # weights): a squeeze-and-excitation branch (EfficientNet, MobileNetV3), or a run-time
