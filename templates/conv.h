@@ -203,7 +203,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
   __m512 lo, hi;
   if (e && !e->res && !e->bias_cols) {
     const __m512 bv = e->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), e->bias + c0) : _mm512_setzero_ps();
-    const int simple = onnxc_epi_simple(e, &clamp, &lo, &hi), hard = ONNXC_ACT_IS_HARD(e->act);
+    const int simple = onnxc_epi_simple(e, &clamp, &lo, &hi), fast = onnxc_epi_fast(e);
     const __m512 al = _mm512_set1_ps(e->alpha), be = _mm512_set1_ps(e->beta);
     int i;
     if (e->act == ONNXC_ACT_SILU && n == 16) {
@@ -215,9 +215,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
     } else
       for (i = 0; i < n; i++) {
         __m512 t = e->bias ? _mm512_add_ps(st[i], bv) : st[i];
-        if (e->act == ONNXC_ACT_SILU) t = _mm512_div_ps(t, onnxc_sigden16(t));
-        else if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
-        else if (hard) t = onnxc_hard16(t, al, be, e->act == ONNXC_ACT_HARDSWISH);
+        if (clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+        else if (fast) t = onnxc_fast16(t, fast, al, be);
         else if (!simple) t = onnxc_act16(t, e->act, e->alpha, e->beta);
         st[i] = t;
       }
@@ -425,13 +424,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl16_act(const onnxc_epi *ea, __m512 *dst,
                                                int N, int IW, int Wp) {
   const onnxc_epi el = *ea;
   const __m512 al = _mm512_set1_ps(el.alpha), be = _mm512_set1_ps(el.beta);
+  const int fast = onnxc_epi_fast(&el);
   int i, g;
   for (i = 0; i < N; i++) {
     for (g = 0; g < NG; g++) {
       __m512 *d = dst + g * dgs + (long)row * Wp + col;
-      if (el.act == ONNXC_ACT_SILU) *d = _mm512_div_ps(*d, onnxc_sigden16(*d));
-      else if (ONNXC_ACT_IS_HARD(el.act)) *d = onnxc_hard16(*d, al, be, el.act == ONNXC_ACT_HARDSWISH);
-      else *d = onnxc_epi16(&el, *d, (__mmask16)0xffff, 0, 0);
+      *d = fast ? onnxc_fast16(*d, fast, al, be) : onnxc_epi16(&el, *d, (__mmask16)0xffff, 0, 0);
     }
     if (++col == IW) {
       col = 0;
@@ -713,7 +711,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
   __m512 lo = _mm512_setzero_ps(), hi = lo;
   if (e) ev = *e;
   /* the common epilogues without the per-vector checks of onnxc_epi16: a per-channel bias (it
-     starts the sums) and Relu / Clip or SiLU */
+     starts the sums) and Relu / Clip, or an activation of onnxc_fast16 */
   simple = e && onnxc_epi_simple(&ev, &clamp, &lo, &hi);
   fast = e ? onnxc_epi_fast(&ev) : 0;
   for (v = 0; v < nv; v++) { /* lanes not in the first (mL) / last (mR) column */
