@@ -527,6 +527,13 @@ static void emit_strip_gemv(Emit *e, const char *v, const char *rm, const char *
   ep(e, "}");
 }
 
+/* Whether direction d of a float LSTM takes onnxc_lstm_cell16 (gemm.h) on AVX-512 targets: the
+   default activations (sigmoid, tanh, tanh), no clip, no coupled input/forget gate. */
+static bool lstm_cell16(const RnnInfo *ri, int dt, int d) {
+  if (ri->kind != K_LSTM || dt != DT_FLOAT || ri->has_clip || ri->input_forget) return false;
+  return ri->act[d][0].kind == A_SIGMOID && ri->act[d][1].kind == A_TANH && ri->act[d][2].kind == A_TANH;
+}
+
 static void rnn_emit(Emit *e, Node *n) {
   const RnnInfo *ri = n->priv;
   int dt = n->inputs[0]->dtype;
@@ -541,7 +548,7 @@ static void rnn_emit(Emit *e, Node *n) {
   if (B * GH > big) big = B * GH;
   const char *it = big < 2000000000LL ? "int" : "long long";
   const char *zero = c_lit(e, ct, 0), *one = c_lit(e, ct, 1);
-  if (ri->gemm_x || ri->strip) emit_use_template(e, "gemm");
+  if (ri->gemm_x || ri->strip || lstm_cell16(ri, dt, 0) || (D > 1 && lstm_cell16(ri, dt, 1))) emit_use_template(e, "gemm");
 
   /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), gx [TB][B][GH], ax [B][GH],
      GRU: ah [B][GH], rh [B][H] (not with linear_before_reset); hs [B][H], LSTM: cs [B][H] */
@@ -691,6 +698,12 @@ static void rnn_emit(Emit *e, Node *n) {
     } else {
       /* LSTM gates: i, o, f, c; peepholes P: i, o, f */
       long long poff = (long long)(d * 3 * H);
+      bool cell16 = lstm_cell16(ri, dt, d);
+      if (cell16) {
+        ep(e, "#if defined(ONNXC_AVX512)");
+        ep(e, "onnxc_lstm_cell16(pa, %s, c, h, %lld);", hasP ? fmt(e, "X7 + %lld", poff) : "(const float *)0", (long long)H);
+        ep(e, "#else");
+      }
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
       if (hasP) ep(e, "%s gi = pa[j] + %s * c[j];", C, c_load(e, dt, fmt(e, "X7[%lld + j]", poff)));
       else ep(e, "%s gi = pa[j];", C);
@@ -713,6 +726,7 @@ static void rnn_emit(Emit *e, Node *n) {
       emit_act(e, &acts[2], "hc", ct);
       ep(e, "h[j] = go * hc;");
       ep(e, "}");
+      if (cell16) ep(e, "#endif");
     }
     /* Y: layout 0 [S][D][B][H], layout 1 [B][S][D][H] */
     if (hasY) {

@@ -1339,6 +1339,40 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
   if (e) onnxc_epi_tile(e, c, N, 0, 1, 0, N);
 }
 
+#if defined(ONNXC_AVX512)
+/* One float LSTM step of one batch row with the default activations (no clip, no coupled
+   input/forget gate): pa = the gate pre-activations i, o, f, c (H each, x W^T + h R^T + biases),
+   P = NULL or the peepholes i, o, f; c (cell state) and h are updated in place.  Sigmoid(x) =
+   1 / onnxc_sigden16(x) and tanh(x) = 2 sigmoid(2x) - 1 (NaN stays NaN through onnxc_signum16),
+   16 hidden units per vector: ops_seq.c's scalar loop (a degree-6 exponential per gate, written
+   to auto-vectorize) took about as long as a 128 x 512 GEMV step from L2. */
+ONNXC_MAYBE_UNUSED static void onnxc_lstm_cell16(const float *pa, const float *P, float *c, float *h, int H) {
+  const __m512 two = _mm512_set1_ps(2.0f), one = _mm512_set1_ps(1.0f);
+  int j;
+  for (j = 0; j < H; j += 16) {
+    const __mmask16 k = ONNXC_MASK16(H - j);
+    const __m512 cv = _mm512_maskz_loadu_ps(k, c + j);
+    __m512 gi = _mm512_maskz_loadu_ps(k, pa + j), go = _mm512_maskz_loadu_ps(k, pa + H + j);
+    __m512 gf = _mm512_maskz_loadu_ps(k, pa + 2 * H + j), gc = _mm512_maskz_loadu_ps(k, pa + 3 * H + j), cn, t;
+    if (P) {
+      gi = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, P + j), cv, gi);
+      gf = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, P + 2 * H + j), cv, gf);
+    }
+    gi = _mm512_div_ps(onnxc_signum16(gi, 0), onnxc_sigden16(gi));
+    gf = _mm512_div_ps(onnxc_signum16(gf, 0), onnxc_sigden16(gf));
+    t = _mm512_mul_ps(two, gc);
+    gc = _mm512_sub_ps(_mm512_div_ps(_mm512_mul_ps(two, onnxc_signum16(t, 0)), onnxc_sigden16(t)), one);
+    cn = _mm512_fmadd_ps(gf, cv, _mm512_mul_ps(gi, gc));
+    _mm512_mask_storeu_ps(c + j, k, cn);
+    if (P) go = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, P + H + j), cn, go);
+    go = _mm512_div_ps(onnxc_signum16(go, 0), onnxc_sigden16(go));
+    t = _mm512_mul_ps(two, cn);
+    t = _mm512_sub_ps(_mm512_div_ps(_mm512_mul_ps(two, onnxc_signum16(t, 0)), onnxc_sigden16(t)), one);
+    _mm512_mask_storeu_ps(h + j, k, _mm512_mul_ps(go, t));
+  }
+}
+#endif
+
 /* A packed for onnxc_sgemm: k blocks of ONNXC_KC, each holding panels of 8 rows: with
    b = k / KC, kc = the block's length (KC, or what is left of K), Mp = M rounded up to 8,
    A(m,k) = P[b*KC*Mp + (m/8)*8*kc + 8*(k % KC) + m%8]; rows past M are zero.  Each block is one
