@@ -533,6 +533,11 @@ static bool lstm_cell16(const RnnInfo *ri, int dt, int d) {
   if (ri->kind != K_LSTM || dt != DT_FLOAT || ri->has_clip || ri->input_forget) return false;
   return ri->act[d][0].kind == A_SIGMOID && ri->act[d][1].kind == A_TANH && ri->act[d][2].kind == A_TANH;
 }
+/* The same for a float GRU's last gate loop (onnxc_gru_cell16): sigmoid and tanh, no clip. */
+static bool gru_cell16(const RnnInfo *ri, int dt, int d) {
+  if (ri->kind != K_GRU || dt != DT_FLOAT || ri->has_clip) return false;
+  return ri->act[d][0].kind == A_SIGMOID && ri->act[d][1].kind == A_TANH;
+}
 
 static void rnn_emit(Emit *e, Node *n) {
   const RnnInfo *ri = n->priv;
@@ -548,7 +553,9 @@ static void rnn_emit(Emit *e, Node *n) {
   if (B * GH > big) big = B * GH;
   const char *it = big < 2000000000LL ? "int" : "long long";
   const char *zero = c_lit(e, ct, 0), *one = c_lit(e, ct, 1);
-  if (ri->gemm_x || ri->strip || lstm_cell16(ri, dt, 0) || (D > 1 && lstm_cell16(ri, dt, 1))) emit_use_template(e, "gemm");
+  if (ri->gemm_x || ri->strip || lstm_cell16(ri, dt, 0) || (D > 1 && lstm_cell16(ri, dt, 1)) || gru_cell16(ri, dt, 0) ||
+      (D > 1 && gru_cell16(ri, dt, 1)))
+    emit_use_template(e, "gemm");
 
   /* scratch: wt [I][GH], rt [H][GH] (run-time weights only), gx [TB][B][GH], ax [B][GH],
      GRU: ah [B][GH], rh [B][H] (not with linear_before_reset); hs [B][H], LSTM: cs [B][H] */
@@ -681,6 +688,12 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "h[j] = g;");
       ep(e, "}");
     } else if (ri->kind == K_GRU) {
+      bool cell16 = gru_cell16(ri, dt, d);
+      if (cell16) {
+        ep(e, "#if defined(ONNXC_AVX512)");
+        ep(e, "onnxc_gru_cell16(pa, pg, h, %lld, %d);", (long long)H, ri->lbr ? 1 : 0);
+        ep(e, "#else");
+      }
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
       ep(e, "%s z = pa[j] + pg[j];", C);
       emit_gate(e, ri, &acts[0], "z", ct);
@@ -695,6 +708,7 @@ static void rnn_emit(Emit *e, Node *n) {
       emit_gate(e, ri, &acts[1], "hh", ct);
       ep(e, "h[j] = (%s - z) * hh + z * h[j];", one);
       ep(e, "}");
+      if (cell16) ep(e, "#endif");
     } else {
       /* LSTM gates: i, o, f, c; peepholes P: i, o, f */
       long long poff = (long long)(d * 3 * H);

@@ -1371,6 +1371,31 @@ ONNXC_MAYBE_UNUSED static void onnxc_lstm_cell16(const float *pa, const float *P
     _mm512_mask_storeu_ps(h + j, k, _mm512_mul_ps(go, t));
   }
 }
+/* The same for the last gate loop of a float GRU step (default activations, no clip): pa = x W^T
+   + Wb (z, r, h), pg = h R^T + Rb; with linear_before_reset (lbr) h~ = tanh(pa_h + r pg_h) with
+   r = sigmoid(pa_r + pg_r), else h~ = tanh(pa_h + pg_h) (pg_h from r . h, ops_seq.c);
+   h = (1 - z) h~ + z h. */
+ONNXC_MAYBE_UNUSED static void onnxc_gru_cell16(const float *pa, const float *pg, float *h, int H, int lbr) {
+  const __m512 two = _mm512_set1_ps(2.0f), one = _mm512_set1_ps(1.0f);
+  int j;
+  for (j = 0; j < H; j += 16) {
+    const __mmask16 k = ONNXC_MASK16(H - j);
+    __m512 z = _mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + j), _mm512_maskz_loadu_ps(k, pg + j)), hh, t;
+    const __m512 ph = _mm512_maskz_loadu_ps(k, pg + 2 * H + j);
+    z = _mm512_div_ps(onnxc_signum16(z, 0), onnxc_sigden16(z));
+    if (lbr) {
+      __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + H + j), _mm512_maskz_loadu_ps(k, pg + H + j));
+      r = _mm512_div_ps(onnxc_signum16(r, 0), onnxc_sigden16(r));
+      hh = _mm512_fmadd_ps(r, ph, _mm512_maskz_loadu_ps(k, pa + 2 * H + j));
+    } else {
+      hh = _mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + 2 * H + j), ph);
+    }
+    t = _mm512_mul_ps(two, hh);
+    hh = _mm512_sub_ps(_mm512_div_ps(_mm512_mul_ps(two, onnxc_signum16(t, 0)), onnxc_sigden16(t)), one);
+    _mm512_mask_storeu_ps(h + j, k, _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(one, z), hh),
+                                                  _mm512_mul_ps(z, _mm512_maskz_loadu_ps(k, h + j))));
+  }
+}
 #endif
 
 /* A packed for onnxc_sgemm: k blocks of ONNXC_KC, each holding panels of 8 rows: with
