@@ -200,7 +200,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
                                                const onnxc_epi *e, int c0) {
   const __mmask16 k = ONNXC_MASK16(n);
   int c, clamp = 0;
-  __m512 lo, hi;
+  __m512 lo = _mm512_setzero_ps(), hi = lo; /* set by onnxc_epi_simple where clamp is */
   if (e && !e->res && !e->bias_cols) {
     const __m512 bv = e->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), e->bias + c0) : _mm512_setzero_ps();
     const int simple = onnxc_epi_simple(e, &clamp, &lo, &hi), fast = onnxc_epi_fast(e);
@@ -1425,7 +1425,7 @@ static inline void onnxc_conv_sc_strip(int ns, int K, const float *xb, const int
     }
   }
   {
-    __m512 lo_, hi_;
+    __m512 lo_ = _mm512_setzero_ps(), hi_ = lo_;
     int clamp_ = 0;
     const __mmask16 k0_ = ONNXC_MASK16(nr), k1_ = ONNXC_MASK16(nr - dv), k2_ = ONNXC_MASK16(nr - 2 * dv);
     if (!e || ((pb || !e->bias) && onnxc_epi_simple(e, &clamp_, &lo_, &hi_))) {
