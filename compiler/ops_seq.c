@@ -88,6 +88,7 @@ typedef struct RnnInfo {
   bool gemm_x;            /* float, constant W, no sequence_lens, C target: each chunk's input
                              projections as one packed GEMM per batch row (onnxc_sgemm_a over
                              W^T [I][GH] row-major), the bias in its epilogue */
+  bool host_c;            /* the C target (the gate steps of gemm.h on AVX-512 hosts) */
 } RnnInfo;
 
 /* A constant copy of w [D][GH][K] as [D][K][GH]. */
@@ -217,6 +218,7 @@ static void rnn_infer(Ctx *ctx, Node *n) {
   /* panels when every GEMV column range (all gates, 2H, H) starts and ends on a panel */
   ri->panel = H % gemv_width(dt) == 0 && ctx->target == TARGET_C ? gemv_width(dt) : 0; /* CUDA: plain W^T for cuBLAS */
   ri->gemm_x = dt == DT_FLOAT && Wt->data && !SL && ctx->target == TARGET_C;
+  ri->host_c = ctx->target == TARGET_C;
   if (Wt->data) {
     ri->orig_w = Wt;
     ri->pre_w = true;
@@ -530,12 +532,12 @@ static void emit_strip_gemv(Emit *e, const char *v, const char *rm, const char *
 /* Whether direction d of a float LSTM takes onnxc_lstm_cell16 (gemm.h) on AVX-512 targets: the
    default activations (sigmoid, tanh, tanh), no clip, no coupled input/forget gate. */
 static bool lstm_cell16(const RnnInfo *ri, int dt, int d) {
-  if (ri->kind != K_LSTM || dt != DT_FLOAT || ri->has_clip || ri->input_forget) return false;
+  if (ri->kind != K_LSTM || dt != DT_FLOAT || !ri->host_c || ri->has_clip || ri->input_forget) return false;
   return ri->act[d][0].kind == A_SIGMOID && ri->act[d][1].kind == A_TANH && ri->act[d][2].kind == A_TANH;
 }
 /* The same for a float GRU's last gate loop (onnxc_gru_cell16): sigmoid and tanh, no clip. */
 static bool gru_cell16(const RnnInfo *ri, int dt, int d) {
-  if (ri->kind != K_GRU || dt != DT_FLOAT || ri->has_clip) return false;
+  if (ri->kind != K_GRU || dt != DT_FLOAT || !ri->host_c || ri->has_clip) return false;
   return ri->act[d][0].kind == A_SIGMOID && ri->act[d][1].kind == A_TANH;
 }
 
