@@ -189,6 +189,14 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_signum16(__m512 x, int silu) {
   const __m512 one = _mm512_set1_ps(1.0f);
   return silu ? x : _mm512_max_ps(one, _mm512_min_ps(one, x));
 }
+/* sigmoid(x) (NaN stays NaN), and tanh(x) as 2 sigmoid(2x) - 1 (absolute error about 3e-7; the
+   LSTM/GRU gate steps) */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigm16(__m512 x) { return _mm512_div_ps(onnxc_signum16(x, 0), onnxc_sigden16(x)); }
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_tanh16(__m512 x) {
+  const __m512 t = _mm512_add_ps(x, x);
+  return _mm512_sub_ps(_mm512_div_ps(_mm512_add_ps(onnxc_signum16(t, 0), onnxc_signum16(t, 0)), onnxc_sigden16(t)),
+                       _mm512_set1_ps(1.0f));
+}
 
 /* erfc(x) for x >= 0 (Numerical Recipes erfcc, relative error < 1.2e-7). */
 ONNXC_MAYBE_UNUSED static inline __m512 onnxc_erfc16(__m512 z) {
@@ -221,7 +229,7 @@ ONNXC_MAYBE_UNUSED static __m512 onnxc_act16(__m512 x, int act, float al, float 
   case ONNXC_ACT_RELU: return _mm512_max_ps(x, zero);
   case ONNXC_ACT_CLIP: return _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(al)), _mm512_set1_ps(be));
   case ONNXC_ACT_LEAKY: return _mm512_mask_mul_ps(x, _mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x, _mm512_set1_ps(al));
-  case ONNXC_ACT_SIGMOID: return _mm512_div_ps(onnxc_signum16(x, 0), onnxc_sigden16(x));
+  case ONNXC_ACT_SIGMOID: return onnxc_sigm16(x);
   case ONNXC_ACT_SILU: return _mm512_div_ps(x, onnxc_sigden16(x));
   case ONNXC_ACT_HARDSIGMOID:
   case ONNXC_ACT_HARDSWISH:
@@ -1347,28 +1355,21 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
    16 hidden units per vector: ops_seq.c's scalar loop (a degree-6 exponential per gate, written
    to auto-vectorize) took about as long as a 128 x 512 GEMV step from L2. */
 ONNXC_MAYBE_UNUSED static void onnxc_lstm_cell16(const float *pa, const float *P, float *c, float *h, int H) {
-  const __m512 two = _mm512_set1_ps(2.0f), one = _mm512_set1_ps(1.0f);
   int j;
   for (j = 0; j < H; j += 16) {
     const __mmask16 k = ONNXC_MASK16(H - j);
     const __m512 cv = _mm512_maskz_loadu_ps(k, c + j);
     __m512 gi = _mm512_maskz_loadu_ps(k, pa + j), go = _mm512_maskz_loadu_ps(k, pa + H + j);
-    __m512 gf = _mm512_maskz_loadu_ps(k, pa + 2 * H + j), gc = _mm512_maskz_loadu_ps(k, pa + 3 * H + j), cn, t;
+    __m512 gf = _mm512_maskz_loadu_ps(k, pa + 2 * H + j), cn;
     if (P) {
       gi = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, P + j), cv, gi);
       gf = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, P + 2 * H + j), cv, gf);
     }
-    gi = _mm512_div_ps(onnxc_signum16(gi, 0), onnxc_sigden16(gi));
-    gf = _mm512_div_ps(onnxc_signum16(gf, 0), onnxc_sigden16(gf));
-    t = _mm512_mul_ps(two, gc);
-    gc = _mm512_sub_ps(_mm512_div_ps(_mm512_mul_ps(two, onnxc_signum16(t, 0)), onnxc_sigden16(t)), one);
-    cn = _mm512_fmadd_ps(gf, cv, _mm512_mul_ps(gi, gc));
+    cn = _mm512_fmadd_ps(onnxc_sigm16(gf), cv,
+                         _mm512_mul_ps(onnxc_sigm16(gi), onnxc_tanh16(_mm512_maskz_loadu_ps(k, pa + 3 * H + j))));
     _mm512_mask_storeu_ps(c + j, k, cn);
     if (P) go = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, P + H + j), cn, go);
-    go = _mm512_div_ps(onnxc_signum16(go, 0), onnxc_sigden16(go));
-    t = _mm512_mul_ps(two, cn);
-    t = _mm512_sub_ps(_mm512_div_ps(_mm512_mul_ps(two, onnxc_signum16(t, 0)), onnxc_sigden16(t)), one);
-    _mm512_mask_storeu_ps(h + j, k, _mm512_mul_ps(go, t));
+    _mm512_mask_storeu_ps(h + j, k, _mm512_mul_ps(onnxc_sigm16(go), onnxc_tanh16(cn)));
   }
 }
 /* The same for the last gate loop of a float GRU step (default activations, no clip): pa = x W^T
@@ -1376,22 +1377,19 @@ ONNXC_MAYBE_UNUSED static void onnxc_lstm_cell16(const float *pa, const float *P
    r = sigmoid(pa_r + pg_r), else h~ = tanh(pa_h + pg_h) (pg_h from r . h, ops_seq.c);
    h = (1 - z) h~ + z h. */
 ONNXC_MAYBE_UNUSED static void onnxc_gru_cell16(const float *pa, const float *pg, float *h, int H, int lbr) {
-  const __m512 two = _mm512_set1_ps(2.0f), one = _mm512_set1_ps(1.0f);
+  const __m512 one = _mm512_set1_ps(1.0f);
   int j;
   for (j = 0; j < H; j += 16) {
     const __mmask16 k = ONNXC_MASK16(H - j);
-    __m512 z = _mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + j), _mm512_maskz_loadu_ps(k, pg + j)), hh, t;
-    const __m512 ph = _mm512_maskz_loadu_ps(k, pg + 2 * H + j);
-    z = _mm512_div_ps(onnxc_signum16(z, 0), onnxc_sigden16(z));
+    const __m512 z = onnxc_sigm16(_mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + j), _mm512_maskz_loadu_ps(k, pg + j)));
+    const __m512 ph = _mm512_maskz_loadu_ps(k, pg + 2 * H + j), xh = _mm512_maskz_loadu_ps(k, pa + 2 * H + j);
+    __m512 hh;
     if (lbr) {
-      __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + H + j), _mm512_maskz_loadu_ps(k, pg + H + j));
-      r = _mm512_div_ps(onnxc_signum16(r, 0), onnxc_sigden16(r));
-      hh = _mm512_fmadd_ps(r, ph, _mm512_maskz_loadu_ps(k, pa + 2 * H + j));
+      const __m512 r = onnxc_sigm16(_mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + H + j), _mm512_maskz_loadu_ps(k, pg + H + j)));
+      hh = onnxc_tanh16(_mm512_fmadd_ps(r, ph, xh));
     } else {
-      hh = _mm512_add_ps(_mm512_maskz_loadu_ps(k, pa + 2 * H + j), ph);
+      hh = onnxc_tanh16(_mm512_add_ps(xh, ph));
     }
-    t = _mm512_mul_ps(two, hh);
-    hh = _mm512_sub_ps(_mm512_div_ps(_mm512_mul_ps(two, onnxc_signum16(t, 0)), onnxc_sigden16(t)), one);
     _mm512_mask_storeu_ps(h + j, k, _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(one, z), hh),
                                                   _mm512_mul_ps(z, _mm512_maskz_loadu_ps(k, h + j))));
   }
