@@ -823,7 +823,9 @@ static void drop_dead_nodes(Ctx *ctx, Graph *g) {
    Fused at any size: MobileNetV3-Small's 96 x 28 x 28 and 288 x 14 x 14 blocks 150k -> 132k
    and 175k -> 164k TSC ticks, bench/ab.py 0.990; EfficientNet-B0 1.000.  (The 5x5 stride-1
    ones fused measured 1.010; the 3x3 stride-2 ones take the stride-2 row kernel unfused, and
-   MobileNetV3's 72 x 56 x 56 block fused was 304k -> 326k.) */
+   MobileNetV3's 72 x 56 x 56 block fused was 304k -> 326k.)  One thread only: a small plane's
+   block takes one shared window and no tasks (ops_fused.c lanes_tasks), where the two unfused
+   Convs each run in tasks. */
 static bool dw_strided_big(const Node *dw) {
   const Value *w = dw->n_inputs > 1 ? dw->inputs[1] : NULL;
   const int64_t *s;
@@ -849,7 +851,7 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     Value *t = dw->inputs[0];
     Node *ex = t->producer;
     if (!is_op(ex, "Conv") || t->is_output || t->n_consumers != 1) continue;
-    if (value_bytes(t) < DWBLOCK_MIN_BYTES && !dw_strided_big(dw)) continue;
+    if (value_bytes(t) < DWBLOCK_MIN_BYTES && !(ctx->threads <= 1 && dw_strided_big(dw))) continue;
     Node *pj = sole_consumer(g, dw->outputs[0]);
     if (!is_op(pj, "Conv")) pj = NULL;
     Node *f = dw_block_fuse(ctx, g, ex, dw, pj);
