@@ -834,6 +834,32 @@ static bool dw_strided_big(const Node *dw) {
   return s[0] > 1 || s[1] > 1;
 }
 
+/* An expansion of at most 128 inputs packed for onnxc_sgemm_t (W_TPANELS: few pixels, output
+   channels in lanes), whose tiles' transposes and the depthwise Conv's input transposes a
+   DwBlock saves: MobileNetV3-Small's 96 -> 576 on 7x7 (expansion + depthwise 210.6k -> 191.8k
+   TSC ticks), MLPerf VWW's MobileNetV1 on 6x6 and 3x3 (bench/ab.py 0.940).  Not with longer K:
+   MobileNetV2's 160 -> 960 and EfficientNet-B0's 192 -> 1152 on 7x7 fused measured 1.058 and
+   1.083 (their sgemm_t tiles run at 86% of peak; the block's expansion with one channel group
+   per pass is load-bound); ShuffleNetV2's 232-channel branches 1.002. */
+static bool lanes_small(const Node *ex) {
+  return ex->w_layout == W_TPANELS && ex->orig_w && ex->orig_w->rank == 4 && ex->orig_w->dims[1] <= 128;
+}
+
+/* A pointwise Conv of few pixels packed for onnxc_sgemm_t (W_TPANELS, output channels in lanes)
+   packed again as onnxc_sgemm's panels (W_PANELS), the layout a DwBlock's expansion reads. */
+static void repack_panels(Ctx *ctx, Graph *g, Node *p) {
+  Value *w = p->orig_w;
+  if (!w || p->w_layout != W_TPANELS || w->rank != 4 || w->dims[2] * w->dims[3] != 1 || attr_i(p, "group", 1) != 1) return;
+  int64_t M = w->dims[0], K = w->dims[1], Mp = (M + 7) / 8 * 8, total = Mp * K;
+  Value *pw = new_const(ctx, g, "packed_w", 1, &total);
+  float *d = pw->data;
+  const float *s = w->data;
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t k = 0; k < K; k++) d[pack_at(m, k, M, K)] = s[m * K + k];
+  p->w_layout = W_PANELS;
+  p->inputs[1] = pw;
+}
+
 /* A 1x1 expansion whose output only a depthwise Conv reads, and the 1x1 projection reading only
    the depthwise output if there is one, become one DwBlock (computed in bands of rows that stay
    in cache) when the expanded tensor is big enough for its round trip through memory to cost:
@@ -851,12 +877,22 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     Value *t = dw->inputs[0];
     Node *ex = t->producer;
     if (!is_op(ex, "Conv") || t->is_output || t->n_consumers != 1) continue;
-    if (value_bytes(t) < DWBLOCK_MIN_BYTES && !(ctx->threads <= 1 && dw_strided_big(dw))) continue;
+    /* small: where the depthwise transposes its input plane (dw_strided_big), or where the
+       expansion runs in channel lanes (few pixels, W_TPANELS) with a short K and both sides
+       transpose (lanes_small) */
+    if (value_bytes(t) < DWBLOCK_MIN_BYTES && !(ctx->threads <= 1 && (dw_strided_big(dw) || lanes_small(ex)))) continue;
     Node *pj = sole_consumer(g, dw->outputs[0]);
     if (!is_op(pj, "Conv")) pj = NULL;
+    Value *ew = ex->inputs[1];
+    const int el = ex->w_layout;
+    repack_panels(ctx, g, ex);
     Node *f = dw_block_fuse(ctx, g, ex, dw, pj);
     if (!f && pj) f = conv_dw_fuse(ctx, g, ex, dw, pj); /* a stem in place of the expansion */
-    if (!f) continue;
+    if (!f) {
+      ex->inputs[1] = ew; /* unfused: the layout it had */
+      ex->w_layout = el;
+      continue;
+    }
     g->nodes.v[i] = f; /* the block takes the depthwise Conv's place; f was appended too */
     g->nodes.n--;
     any = true;

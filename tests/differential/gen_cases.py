@@ -1793,6 +1793,12 @@ def g_dwblock(c):
         n, h, w = (1, c.randint(18, 30), c.randint(18, 30)) if c.chance(0.3) else (1, c.randint(40, 80), c.randint(40, 80))
         lo = -(-262144 // (h * w))
         ce = c.randint(lo, max(lo, 300))
+    elif c.chance(0.5):
+        # few pixels (7x7 planes and the like): the expansion packed for the channel-lanes
+        # GEMM, fused anyway where its K is short (optimize.c lanes_small) or the depthwise is a
+        # strided 5x5 (dw_strided_big)
+        ce = c.randint(16, 600)
+        h, w = c.randint(2, 8), c.randint(2, 8)
     else:
         ce = c.choice([c.randint(1, 40), cin * c.choice([3, 4, 6]), c.randint(8, 200)])
         h, w = c.randint(1, 40), c.randint(1, 40)
