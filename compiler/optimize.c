@@ -402,6 +402,20 @@ static bool convt_ok(const ConvShape *cs, int64_t KP) {
          cs->Cg * span * Wp + CONVT_PAD <= CONVT_STACK;
 }
 
+/* p's weights w (G groups of Mg x K, row-major) packed as onnxc_sgemm's panels (W_PANELS). */
+static void pack_panels(Ctx *ctx, Graph *g, Node *p, Value *w, int64_t G, int64_t Mg, int64_t K) {
+  const int64_t Mp = (Mg + 7) / 8 * 8, total = G * Mp * K;
+  Value *pw = new_const(ctx, g, "packed_w", 1, &total);
+  float *d = pw->data;
+  const float *s = w->data;
+  for (int64_t gi = 0; gi < G; gi++)
+    for (int64_t m = 0; m < Mg; m++)
+      for (int64_t k = 0; k < K; k++) d[gi * Mp * K + pack_at(m, k, Mg, K)] = s[(gi * Mg + m) * K + k];
+  p->orig_w = w;
+  p->w_layout = W_PANELS;
+  p->inputs[1] = pw;
+}
+
 static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
   Value *w = p->inputs[1], *x = p->inputs[0];
   if (!w->data || w->dtype != DT_FLOAT || x->rank < 3) return;
@@ -494,15 +508,7 @@ static void pack_conv(Ctx *ctx, Graph *g, Node *p, int64_t peak_est) {
       return;
     }
   }
-  int64_t total = G * Mp * K;
-  Value *pw = new_const(ctx, g, "packed_w", 1, &total);
-  float *d = pw->data;
-  for (int64_t gi = 0; gi < G; gi++)
-    for (int64_t m = 0; m < Mg; m++)
-      for (int64_t k = 0; k < K; k++) d[gi * Mp * K + pack_at(m, k, Mg, K)] = s[(gi * Mg + m) * K + k];
-  p->orig_w = w;
-  p->w_layout = W_PANELS;
-  p->inputs[1] = pw;
+  pack_panels(ctx, g, p, w, G, Mg, K);
 }
 
 /* Mul(d, s) with s one value per channel of d (the channel scale of a squeeze-and-excitation
@@ -822,8 +828,8 @@ static void drop_dead_nodes(Ctx *ctx, Graph *g) {
    plane, four input pixels per output; in a DwBlock the expansion writes those lanes itself.
    Fused at any size: MobileNetV3-Small's 96 x 28 x 28 and 288 x 14 x 14 blocks 150k -> 132k
    and 175k -> 164k TSC ticks, bench/ab.py 0.990; EfficientNet-B0 1.000.  (The 5x5 stride-1
-   ones fused measured 1.010; the 3x3 stride-2 ones take the stride-2 row kernel unfused, and
-   MobileNetV3's 72 x 56 x 56 block fused was 304k -> 326k.)  One thread only: a small plane's
+   ones fused too measured 1.010 and 0.987, noise; the 3x3 stride-2 ones take the stride-2 row
+   kernel unfused, and MobileNetV3's 72 x 56 x 56 block fused was 304k -> 326k.)  One thread only: a small plane's
    block takes one shared window and no tasks (ops_fused.c lanes_tasks), where the two unfused
    Convs each run in tasks. */
 static bool dw_strided_big(const Node *dw) {
@@ -850,14 +856,7 @@ static bool lanes_small(const Node *ex) {
 static void repack_panels(Ctx *ctx, Graph *g, Node *p) {
   Value *w = p->orig_w;
   if (!w || p->w_layout != W_TPANELS || w->rank != 4 || w->dims[2] * w->dims[3] != 1 || attr_i(p, "group", 1) != 1) return;
-  int64_t M = w->dims[0], K = w->dims[1], Mp = (M + 7) / 8 * 8, total = Mp * K;
-  Value *pw = new_const(ctx, g, "packed_w", 1, &total);
-  float *d = pw->data;
-  const float *s = w->data;
-  for (int64_t m = 0; m < M; m++)
-    for (int64_t k = 0; k < K; k++) d[pack_at(m, k, M, K)] = s[m * K + k];
-  p->w_layout = W_PANELS;
-  p->inputs[1] = pw;
+  pack_panels(ctx, g, p, w, 1, w->dims[0], w->dims[1]);
 }
 
 /* A 1x1 expansion whose output only a depthwise Conv reads, and the 1x1 projection reading only
