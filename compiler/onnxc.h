@@ -192,6 +192,14 @@ struct Node {
      weight, for its shape */
   Value *orig_w;
   int w_layout;           /* with orig_w: W_PANELS, W_WINO23/43, W_GEMV, W_TPANELS */
+  /* plan_memory.c (--threads): two recurrent nodes run as a pipeline on two threads -- pipe 1:
+     the producer, which publishes each step's output row; 2: the consumer (its next node in
+     the schedule), which reads the producer's output as its input sequence and waits for the
+     rows of each chunk (ops_seq.c); pipe_peer the other one.  Both get a counter (PC, in the
+     producer's scratch) and are live over both steps: span_lo .. span_hi */
+  int pipe;
+  struct Node *pipe_peer;
+  int span_lo, span_hi;
 };
 
 /* A Conv with one input channel per group (depthwise, or a one-channel input such as a
@@ -273,6 +281,7 @@ struct Ctx {
   const char *order_name; /* --order: force one schedule */
   bool no_alias;          /* --no-alias: plan without views/in-place/concat aliasing */
   bool canary;            /* --canary: poison dead arena bytes after every node (a test) */
+  bool rnn_pipes;         /* --threads, inference: recurrent layers as pipelines (plan_memory.c) */
   int threads;            /* --threads N: big kernels as N tasks (templates/par.h), 0/1: none */
   double par_min;         /* --par-min: weighted multiply-adds under which a kernel stays on one
                              thread (templates/par.h ONNXC_PAR_MIN; par_pays) */
@@ -744,6 +753,8 @@ const char *emit_par_task(Emit *e, const char *guard, const char *body, const ch
    where this says no, the emitter writes the one-thread call, specialized on its shape). */
 #define PAR_MIN 250000.0 /* templates/par.h ONNXC_PAR_MIN */
 bool par_pays(const Ctx *ctx, double w);
+/* ops_seq.c: whether recurrent node n may be a pipeline's producer (role 1) or consumer (2) */
+bool rnn_pipe_ok(const Ctx *ctx, const Node *n, int role);
 
 /* For ops with subgraphs (If/Loop/Scan): emits the calls that run `sub` inside the owner's
    node function, with the subgraph's arena at `base` (an expression inside the owner's

@@ -271,7 +271,22 @@ static int64_t rnn_scratch(Ctx *ctx, Node *n) {
   if (ri->kind == K_GRU) cnt += ri->B * GH + (ri->lbr ? 0 : ri->B * ri->H); /* see rnn_emit */
   cnt += ri->B * ri->H * (ri->kind == K_LSTM ? 2 : 1);  /* hs, cs */
   int dt = n->inputs[0]->dtype;
-  return cnt * (dt == DT_DOUBLE ? 8 : 4) + 16;
+  /* a pipeline's producer: its step counter in the last 64 bytes (a cache line of its own
+     where the scratch starts on one; emit_c.c passes PC to both nodes) */
+  return cnt * (dt == DT_DOUBLE ? 8 : 4) + 16 + (n->pipe == 1 ? 128 : 0);
+}
+
+/* Whether recurrent node n may run as one side of a two-thread pipeline (plan_memory.c; role
+   1: the producer, 2: the consumer): C target, one direction, forward, layout 0, no
+   sequence_lens, more than one chunk of steps, and enough recurrent multiply-adds to pay for
+   the pipeline (--par-min). */
+static void rnn_emit(Emit *e, Node *n);
+bool rnn_pipe_ok(const Ctx *ctx, const Node *n, int role) {
+  if (!n->def || n->def->emit_c != rnn_emit || !n->priv) return false;
+  const RnnInfo *ri = n->priv;
+  if (!ri->host_c || ri->D != 1 || ri->rev[0] || ri->layout != 0 || node_in(n, 4) || ri->S <= RNN_CHUNK) return false;
+  if (role == 1 && !node_out(n, 0)) return false;
+  return par_pays(ctx, (double)ri->S * (double)ri->B * (double)ri->G * (double)ri->H * (double)ri->H);
 }
 
 /* C expression of activation a applied to variable x. */
@@ -624,6 +639,8 @@ static void rnn_emit(Emit *e, Node *n) {
     }
     ep(e, "for (%s s0 = 0; s0 < %lld; s0 += %d) {", it, (long long)S, TB);
     ep(e, "const %s te = %lld - s0 < %d ? %lld - s0 : %d;", it, (long long)S, TB, (long long)S, TB);
+    /* a pipeline's consumer: the producer's rows of this chunk first */
+    if (n->pipe == 2) ep(e, "onnxc_pipe_wait(PC, (long)(s0 + te));");
     if (ri->gemm_x) {
       /* per batch row b: gx rows (i * B + b) = X rows of steps s0 + i (reversed: S - 1 - s0 - i) times W^T */
       long long rs = ri->layout == 0 ? (long long)(B * I) : (long long)I;
@@ -755,6 +772,8 @@ static void rnn_emit(Emit *e, Node *n) {
       ep(e, "}");
     }
     ep(e, "}");
+    /* a pipeline's producer: step s's rows are out */
+    if (n->pipe == 1) ep(e, "onnxc_pipe_post(PC, (long)(s + 1));");
     ep(e, "}");
     ep(e, "}");
     /* final states */

@@ -345,6 +345,9 @@ int onnxc_compile(const CompileOptions *opt, char *err, size_t errlen) {
   ctx->canary = opt->canary;
   ctx->threads = opt->threads;
   ctx->par_min = opt->par_min_set ? opt->par_min : PAR_MIN;
+  /* recurrent pipelines (plan_memory.c): inference graphs only (the training and gradient
+     graphs keep their nodes one after the other; not measured there) */
+  ctx->rnn_pipes = opt->threads > 1 && !opt->train && !opt->gradients;
   /* --threads N (host builds): N tasks, each with its own scratch, 50% per thread by default
      (ResNet-18 on two threads: Winograd blocks of whole 14x14 planes per task) */
   ctx->scratch_headroom = opt->scratch_headroom_set ? opt->scratch_headroom : opt->threads > 1 ? 50 * opt->threads : 25;

@@ -150,6 +150,12 @@ const char *onnxc_status_str(int status);
    fn(ctx, i) for i < n on the calling thread and a pool, and returns when all are done. */
 typedef void (*onnxc_task)(void *ctx, int i);
 void onnxc_parallel_for(int n, onnxc_task fn, void *ctx);
+/* Two recurrent layers of `--threads` code as a pipeline (task 0 the producer, task 1 the
+   consumer of its output rows): the producer posts its steps done to *c, the consumer waits
+   until *c >= v (spinning, then yielding).  Task 0 never waits, so the pair also runs on one
+   thread (in task order). */
+void onnxc_pipe_post(long *c, long v);
+void onnxc_pipe_wait(long *c, long v);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 
 #include "onnxc_rt.h"
 
@@ -139,6 +140,16 @@ typedef struct {
 static void round_task(void *p, int i) {
   const round_ctx *r = (const round_ctx *)p;
   r->fn(r->ctx, r->base + i);
+}
+
+void onnxc_pipe_post(long *c, long v) { __atomic_store_n(c, v, __ATOMIC_RELEASE); }
+
+void onnxc_pipe_wait(long *c, long v) {
+  long k = 0;
+  while (__atomic_load_n(c, __ATOMIC_ACQUIRE) < v) {
+    if (++k < ONNXC_SPIN) relax();
+    else sched_yield(); /* the producer's thread may be off its core (a shared machine) */
+  }
 }
 
 void onnxc_parallel_for(int n, onnxc_task fn, void *ctx) {

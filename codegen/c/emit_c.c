@@ -564,6 +564,58 @@ bool node_returns_status(const Node *n) {
 
 static bool node_flattens(const Node *n);
 
+/* The parameters of n's C function, types (ending in '*') and names: inputs X<k>, outputs
+   Y<k>, the dims D<k> of outputs with data-dependent shapes, the string heap H, a pipeline's
+   step counter PC (plan_memory.c mark_pipes), the scratch W. */
+static int node_params(Emit *e, const Node *n, const char ***typ, const char ***nmp) {
+  const size_t cap = (size_t)(n->n_inputs + 2 * n->n_outputs + 3);
+  const char **ty = arena_alloc(&e->ctx->arena, cap * sizeof *ty), **nm = arena_alloc(&e->ctx->arena, cap * sizeof *nm);
+  int np = 0;
+  *typ = ty;
+  *nmp = nm;
+  for (int k = 0; k < n->n_inputs; k++) {
+    ty[np] = fmt(e, "const %s *", n->inputs[k] ? c_type(n->inputs[k]->dtype) : "void");
+    nm[np++] = fmt(e, "X%d", k);
+  }
+  for (int k = 0; k < n->n_outputs; k++) {
+    ty[np] = fmt(e, "%s *", n->outputs[k] ? c_type(n->outputs[k]->dtype) : "void");
+    nm[np++] = fmt(e, "Y%d", k);
+  }
+  for (int k = 0; k < n->n_outputs; k++)
+    if (n->outputs[k] && n->outputs[k]->dynamic) {
+      ty[np] = "int64_t *";
+      nm[np++] = fmt(e, "D%d", k);
+    }
+  if (n->str_heap) {
+    ty[np] = "onnxc_sheap *";
+    nm[np++] = "H";
+  }
+  if (n->pipe) {
+    ty[np] = "long *";
+    nm[np++] = "PC";
+  }
+  ty[np] = "unsigned char *";
+  nm[np++] = "W";
+  return np;
+}
+
+/* After a pipeline's consumer b (and so after its producer a): the task that runs a (task 0)
+   and b (task 1), their arguments in the array p (emit_calls). */
+static void emit_pipe_task(Emit *e, Node *a, Node *b) {
+  const char **ty, **nm;
+  buf_printf(e->out, "static void %s_pipe(void *p, int i) {\n  void *const *a = (void *const *)p;\n", fn_name(e, b));
+  int base = 0;
+  for (int side = 0; side < 2; side++) {
+    Node *n = side ? b : a;
+    int np = node_params(e, n, &ty, &nm);
+    buf_printf(e->out, "  %sif (i == %d) %s(", side ? "else " : "", side, fn_name(e, n));
+    for (int k = 0; k < np; k++) buf_printf(e->out, "%s(%s)a[%d]", k ? ", " : "", ty[k], base + k);
+    buf_printf(e->out, ");\n");
+    base += np;
+  }
+  buf_printf(e->out, "}\n\n");
+}
+
 static void emit_node_fn(Emit *e, Node *n) {
   Ctx *ctx = e->ctx;
   if (!n->def->emit_c) fail_node(ctx, n, "op %s has no C emitter", n->op_type);
@@ -591,37 +643,13 @@ static void emit_node_fn(Emit *e, Node *n) {
   buf_free(&sig);
   buf_printf(e->out, "static %s%s %s(", e->cuda ? "__device__ " : e->flatten && node_flattens(n) ? "ONNXC_NODE_FN " : "",
              node_returns_status(n) ? "int" : "void", fn_name(e, n));
-  bool first = true;
-  for (int k = 0; k < n->n_inputs; k++) {
-    Value *v = n->inputs[k];
-    buf_printf(e->out, "%sconst %s *X%d", first ? "" : ", ", v ? c_type(v->dtype) : "void", k);
-    first = false;
-  }
-  for (int k = 0; k < n->n_outputs; k++) {
-    Value *v = n->outputs[k];
-    buf_printf(e->out, "%s%s *Y%d", first ? "" : ", ", v ? c_type(v->dtype) : "void", k);
-    first = false;
-  }
-  for (int k = 0; k < n->n_outputs; k++) {
-    Value *v = n->outputs[k];
-    if (v && v->dynamic) {
-      buf_printf(e->out, "%sint64_t *D%d", first ? "" : ", ", k);
-      first = false;
-    }
-  }
-  if (n->str_heap) {
-    buf_printf(e->out, "%sonnxc_sheap *H", first ? "" : ", ");
-    first = false;
-  }
-  buf_printf(e->out, "%sunsigned char *W) {\n", first ? "" : ", ");
+  const char **ty, **nm;
+  int np = node_params(e, n, &ty, &nm);
+  for (int k = 0; k < np; k++) buf_printf(e->out, "%s%s%s", k ? ", " : "", ty[k], nm[k]);
+  buf_printf(e->out, ") {\n");
   e->indent = 1;
   e->node = n;
-  for (int k = 0; k < n->n_inputs; k++) ep(e, "(void)X%d;", k);
-  for (int k = 0; k < n->n_outputs; k++) ep(e, "(void)Y%d;", k);
-  for (int k = 0; k < n->n_outputs; k++)
-    if (n->outputs[k] && n->outputs[k]->dynamic) ep(e, "(void)D%d;", k);
-  if (n->str_heap) ep(e, "(void)H;");
-  ep(e, "(void)W;");
+  for (int k = 0; k < np; k++) ep(e, "(void)%s;", nm[k]);
   n->def->emit_c(e, n);
   if (node_returns_status(n) && !(n->def->flags & OPF_STATUS) && !n->str_heap) ep(e, "return ONNXC_OK;");
   e->indent = 0;
@@ -721,6 +749,7 @@ static void emit_node_fns_rec(Emit *e, Graph *g) {
     int saved_indent = e->indent;
     pick_prefetch(e, g, s);
     emit_node_fn(e, n);
+    if (n->pipe == 2) emit_pipe_task(e, n->pipe_peer, n);
     e->node = saved;
     e->indent = saved_indent;
   }
@@ -771,46 +800,78 @@ static void emit_canary(Emit *e, Graph *g, int s) {
   free(live);
 }
 
+/* The arguments of a call of n's function (node_params' order). */
+static int call_args(Emit *e, const Env *env, Node *n, const char ***argp) {
+  Graph *g = env->g;
+  const char **a = arena_alloc(&e->ctx->arena, (size_t)(n->n_inputs + 2 * n->n_outputs + 3) * sizeof *a);
+  int na = 0;
+  *argp = a;
+  for (int k = 0; k < n->n_inputs; k++) {
+    Value *v = n->inputs[k];
+    a[na++] = v ? value_ptr(e, env, v, true) : "(const void *)0";
+  }
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    bool used = v && (v->n_consumers > 0 || v->is_output);
+    a[na++] = used ? value_ptr(e, env, v, false) : fmt(e, "(%s *)0", v ? c_type(v->dtype) : "void");
+  }
+  for (int k = 0; k < n->n_outputs; k++) {
+    Value *v = n->outputs[k];
+    if (!v || !v->dynamic) continue;
+    int oi = -1;
+    if (!env->owner)
+      for (int i = 0; i < g->outputs.n; i++)
+        if (g->outputs.v[i] == v && oi < 0) oi = i;
+    a[na++] = oi >= 0 ? fmt(e, "(dims ? dims[%d] : dl%d)", oi, oi) : "dyn_scratch";
+  }
+  if (n->str_heap) {
+    /* the run's string heap lives in run_impl; an If/Loop/Scan body's function has none */
+    if (env->owner) fail_node(e->ctx, n, "ops that make strings are not supported inside If/Loop/Scan bodies");
+    a[na++] = "&H";
+  }
+  if (n->pipe) {
+    /* the step counter: the last 64 bytes of the producer's scratch (ops_seq.c rnn_scratch) */
+    const Node *p = n->pipe == 1 ? n : n->pipe_peer;
+    CHECK(p->scratch_bytes >= 128);
+    a[na++] = fmt(e, "(long *)(void *)(%s + %lld)", env->base, (long long)(p->scratch_offset + p->scratch_bytes - 64));
+  }
+  a[na++] = n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0";
+  return na;
+}
+
 /* Emits, at the current indentation, the calls that run g's schedule. */
 static void emit_calls(Emit *e, const Env *env) {
   Graph *g = env->g;
   for (int s = 0; s < g->sched.n; s++) {
     Node *n = g->sched.v[s];
     if (emit_skipped(n)) continue;
+    const char **args;
+    int na = call_args(e, env, n, &args);
+    if (n->pipe == 1) {
+      /* a pipeline (plan_memory.c mark_pipes): the producer and its consumer as two tasks of
+         one onnxc_parallel_for, their arguments in one array, the step counter from 0 */
+      const char **bargs;
+      int nb = call_args(e, env, n->pipe_peer, &bargs);
+      CHECK(!node_returns_status(n) && !node_returns_status(n->pipe_peer));
+      Buf arr = {0};
+      for (int k = 0; k < na + nb; k++) buf_printf(&arr, "%s(void *)(%s)", k ? ", " : "", k < na ? args[k] : bargs[k - na]);
+      ep(e, "{");
+      ep(e, "void *pp[%d] = {%s};", na + nb, arr.p);
+      ep(e, "onnxc_pipe_post(%s, 0);", args[na - 2]);
+      ep(e, "onnxc_parallel_for(2, %s_pipe, pp);", fn_name(e, n->pipe_peer));
+      ep(e, "}");
+      buf_free(&arr);
+      continue;
+    }
+    if (n->pipe == 2) {
+      /* ran with its producer */
+      if (e->ctx->canary && !env->owner && g->arena_bytes > 0) emit_canary(e, g, s);
+      continue;
+    }
     Buf call = {0};
     buf_printf(&call, "%s(", fn_name(e, n));
-    bool first = true;
-    for (int k = 0; k < n->n_inputs; k++) {
-      Value *v = n->inputs[k];
-      buf_printf(&call, "%s%s", first ? "" : ", ", v ? value_ptr(e, env, v, true) : "(const void *)0");
-      first = false;
-    }
-    for (int k = 0; k < n->n_outputs; k++) {
-      Value *v = n->outputs[k];
-      bool used = v && (v->n_consumers > 0 || v->is_output);
-      buf_printf(&call, "%s%s", first ? "" : ", ",
-                 used ? value_ptr(e, env, v, false) : fmt(e, "(%s *)0", v ? c_type(v->dtype) : "void"));
-      first = false;
-    }
-    for (int k = 0; k < n->n_outputs; k++) {
-      Value *v = n->outputs[k];
-      if (!v || !v->dynamic) continue;
-      int oi = -1;
-      if (!env->owner)
-        for (int i = 0; i < g->outputs.n; i++)
-          if (g->outputs.v[i] == v && oi < 0) oi = i;
-      if (oi >= 0) buf_printf(&call, "%s(dims ? dims[%d] : dl%d)", first ? "" : ", ", oi, oi);
-      else buf_printf(&call, "%sdyn_scratch", first ? "" : ", ");
-      first = false;
-    }
-    if (n->str_heap) {
-      /* the run's string heap lives in run_impl; an If/Loop/Scan body's function has none */
-      if (env->owner) fail_node(e->ctx, n, "ops that make strings are not supported inside If/Loop/Scan bodies");
-      buf_printf(&call, "%s&H", first ? "" : ", ");
-      first = false;
-    }
-    buf_printf(&call, "%s%s)", first ? "" : ", ",
-               n->scratch_bytes > 0 ? fmt(e, "%s + %lld", env->base, (long long)n->scratch_offset) : "(unsigned char *)0");
+    for (int k = 0; k < na; k++) buf_printf(&call, "%s%s", k ? ", " : "", args[k]);
+    buf_printf(&call, ")");
     if (node_returns_status(n)) {
       /* a status ends the run (from a subgraph, through its owner's function) */
       if (env->owner && custom_op_of(n)) fail_node(e->ctx, n, "custom ops inside If/Loop/Scan bodies are not supported");

@@ -212,6 +212,26 @@ class KWSRecurrent(nn.Module):
         return self.fc(y[:, -1])
 
 
+class RNNStack(nn.Module):
+    """Stacked one-direction recurrent layers over 30 steps (batch 2): a 2-layer LSTM (hidden
+    48), a GRU (hidden 40) and an RNN (hidden 24), each reading the one before's output
+    sequence: with `--threads` the LSTM pair and the GRU -> RNN pair run as two-thread
+    pipelines (onnxc_pipe_post / onnxc_pipe_wait)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(12, 48, num_layers=2)
+        self.gru = nn.GRU(48, 40)
+        self.rnn = nn.RNN(40, 24)
+        self.fc = nn.Linear(24, 8)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        y, _ = self.gru(y)
+        y, _ = self.rnn(y)
+        return self.fc(y[-1])
+
+
 class MBConvNet(nn.Module):
     """Inverted-residual blocks whose expanded tensors exceed 1 MiB (onnxc runs them as DwBlock
     bands): 3x3 stride 1 with projection and residual, 3x3 stride 2, 5x5 stride 2 with SiLU and
@@ -271,6 +291,7 @@ FIXTURES = [
     ("kws_recurrent_op14", KWSRecurrent, (2, 20, 10), 14),
     ("mbconv_op17", MBConvNet, (2, 3, 56, 56), 17),
     ("transformer_op17", Transformer, (2, 40, 32), 17),
+    ("rnn_stack_op14", RNNStack, (30, 2, 12), 14),
 ]
 
 
