@@ -217,6 +217,13 @@ static void mark_pipes(Ctx *ctx, Graph *g) {
     if (!rnn_pipe_ok(ctx, b, 2) || !x || root_of(x) != root_of(y) || alias_base(x) != alias_base(y) ||
         value_bytes(x) != value_bytes(y))
       continue;
+    /* b reads nothing else of a's (its final states, say, as b's initial state: those come at
+       a's end, while b starts at once) */
+    bool other = false;
+    for (int k = 1; k < b->n_inputs; k++)
+      for (int j = 0; j < a->n_outputs; j++)
+        if (b->inputs[k] && a->outputs[j] && root_of(b->inputs[k]) == root_of(a->outputs[j])) other = true;
+    if (other) continue;
     a->pipe = 1;
     b->pipe = 2;
     a->pipe_peer = b;
