@@ -851,6 +851,21 @@ static bool lanes_small(const Node *ex) {
   return ex->w_layout == W_TPANELS && ex->orig_w && ex->orig_w->rank == 4 && ex->orig_w->dims[1] <= 128;
 }
 
+/* Whether the expansion ex and the depthwise dw run on one thread each: no --threads, or both
+   under the threshold at which the kernels split (templates/par.h: products weigh a quarter,
+   depthwise layers twice).  Where they stay whole, the small blocks above fuse as on one
+   thread: MLPerf VWW with --threads 2 had its 6x6 and 3x3 blocks unfused and unsplit, 423k ->
+   439k TSC ticks against the one-thread build (sum of per-node minima). */
+static bool one_thread(const Ctx *ctx, const Node *ex, const Node *dw) {
+  const Value *y = ex->outputs[0], *z = dw->outputs[0], *w = ex->orig_w ? ex->orig_w : ex->inputs[1];
+  const Value *k = dw->inputs[1];
+  if (ctx->threads <= 1) return true;
+  if (!y || !z || !w || !k || y->rank != 4 || z->rank != 4 || w->rank != 4 || k->rank != 4) return false;
+  const double exw = 0.25 * (double)w->dims[0] * (double)w->dims[1] * (double)(y->dims[2] * y->dims[3]) * (double)y->dims[0];
+  const double dww = 2.0 * (double)z->dims[1] * (double)(k->dims[2] * k->dims[3]) * (double)(z->dims[2] * z->dims[3]) * (double)z->dims[0];
+  return !par_pays(ctx, exw) && !par_pays(ctx, dww);
+}
+
 /* A pointwise Conv of few pixels packed for onnxc_sgemm_t (W_TPANELS, output channels in lanes)
    packed again as onnxc_sgemm's panels (W_PANELS), the layout a DwBlock's expansion reads. */
 static void repack_panels(Ctx *ctx, Graph *g, Node *p) {
@@ -879,7 +894,7 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     /* small: where the depthwise transposes its input plane (dw_strided_big), or where the
        expansion runs in channel lanes (few pixels, W_TPANELS) with a short K and both sides
        transpose (lanes_small) */
-    if (value_bytes(t) < DWBLOCK_MIN_BYTES && !(ctx->threads <= 1 && (dw_strided_big(dw) || lanes_small(ex)))) continue;
+    if (value_bytes(t) < DWBLOCK_MIN_BYTES && !(one_thread(ctx, ex, dw) && (dw_strided_big(dw) || lanes_small(ex)))) continue;
     Node *pj = sole_consumer(g, dw->outputs[0]);
     if (!is_op(pj, "Conv")) pj = NULL;
     Value *ew = ex->inputs[1];
