@@ -845,6 +845,11 @@ static void emit_calls(Emit *e, const Env *env) {
   for (int s = 0; s < g->sched.n; s++) {
     Node *n = g->sched.v[s];
     if (emit_skipped(n)) continue;
+    if (n->pipe == 2) {
+      /* ran with its producer */
+      if (e->ctx->canary && !env->owner && g->arena_bytes > 0) emit_canary(e, g, s);
+      continue;
+    }
     const char **args;
     int na = call_args(e, env, n, &args);
     if (n->pipe == 1) {
@@ -861,11 +866,6 @@ static void emit_calls(Emit *e, const Env *env) {
       ep(e, "onnxc_parallel_for(2, %s_pipe, pp);", fn_name(e, n->pipe_peer));
       ep(e, "}");
       buf_free(&arr);
-      continue;
-    }
-    if (n->pipe == 2) {
-      /* ran with its producer */
-      if (e->ctx->canary && !env->owner && g->arena_bytes > 0) emit_canary(e, g, s);
       continue;
     }
     Buf call = {0};
