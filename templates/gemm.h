@@ -253,6 +253,77 @@ ONNXC_MAYBE_UNUSED static __m512 onnxc_act16(__m512 x, int act, float al, float 
 }
 #endif
 
+#if defined(ONNXC_AVX2) || defined(ONNXC_AVX512)
+/* r[0..8) := its 8 x 8 transpose (lane j of r[i] <-> lane i of r[j]) */
+ONNXC_MAYBE_UNUSED static inline void onnxc_tr8(__m256 *r) {
+  __m256 q[8];
+  int i;
+  for (i = 0; i < 8; i += 2) {
+    q[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    q[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(q[i], q[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(q[i], q[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(q[i + 1], q[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(q[i + 1], q[i + 3], 0xEE);
+  }
+  for (i = 0; i < 4; i++) {
+    q[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    q[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (i = 0; i < 8; i++) r[i] = q[i];
+}
+#endif
+
+#if defined(ONNXC_AVX2)
+/* lanes 0..n-1 of 8 (all for n >= 8, none for n <= 0): maskload / maskstore */
+ONNXC_MAYBE_UNUSED static inline __m256i onnxc_mask8(int n) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
+}
+/* 1 + e^-x on 8 lanes without AVX-512's table permute and vscalefps: x clamped to [-87.3,
+   87.3], t = -x log2 e = n + f with n = round(t), 2^f by its degree-6 Taylor polynomial on
+   [-1/2, 1/2] (relative error 1.2e-7), 2^n put into the exponent bits.  A NaN comes back
+   clamped (max/min return their second operand), as onnxc_sigden16's; onnxc_act8 puts it back
+   for the sigmoid. */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_sigden8(__m256 x) {
+  const __m256 xc = _mm256_min_ps(_mm256_set1_ps(87.3f), _mm256_max_ps(_mm256_set1_ps(-87.3f), x));
+  const __m256 t = _mm256_mul_ps(xc, _mm256_set1_ps(-1.44269504088896341f));
+  const __m256 n = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), f = _mm256_sub_ps(t, n);
+  __m256 p = _mm256_set1_ps(1.5403530393381606e-4f);
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.3333558146428443e-3f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6181291076284772e-3f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5504108664821580e-2f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(0.24022650695910071f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(0.69314718055994531f));
+  p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_fmadd_ps(p, _mm256_castsi256_ps(e), _mm256_set1_ps(1.0f));
+}
+/* Whether onnxc_act8 has a vector form of act (the others go through onnxc_act1). */
+#define ONNXC_ACT8_OK(a) ((a) <= ONNXC_ACT_HARDSWISH)
+/* The activations of the fused epilogues on 8 lanes (onnxc_act1's, up to ONNXC_ACT_HARDSWISH;
+   Relu as onnxc_act1's maxNum: NaN gives 0). */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_act8(__m256 x, int act, float al, float be) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  __m256 t;
+  switch (act) {
+  case ONNXC_ACT_RELU: return _mm256_max_ps(x, zero);
+  case ONNXC_ACT_CLIP: return _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(al)), _mm256_set1_ps(be));
+  case ONNXC_ACT_LEAKY: return _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(al)), _mm256_cmp_ps(x, zero, _CMP_LT_OQ));
+  case ONNXC_ACT_SIGMOID: return _mm256_div_ps(_mm256_max_ps(one, _mm256_min_ps(one, x)), onnxc_sigden8(x));
+  case ONNXC_ACT_SILU: return _mm256_div_ps(x, onnxc_sigden8(x));
+  case ONNXC_ACT_HARDSIGMOID:
+  case ONNXC_ACT_HARDSWISH:
+    t = _mm256_fmadd_ps(_mm256_set1_ps(al), x, _mm256_set1_ps(be));
+    t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
+    return act == ONNXC_ACT_HARDSWISH ? _mm256_mul_ps(x, t) : t;
+  default: return x;
+  }
+}
+#endif
+
 #if defined(ONNXC_AVX512)
 /* HardSwish (hs != 0) or HardSigmoid with the constants al = alpha, be = beta already in vectors:
    onnxc_act16's operations, for loops that hoist the constants */
@@ -295,6 +366,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_row(float *c, int n, float bv, const fl
     else if (act) x = onnxc_act16(x, act, al, be);
     _mm512_mask_storeu_ps(c + j, k, x);
   }
+#elif defined(ONNXC_AVX2)
+  if (ONNXC_ACT8_OK(act))
+    for (; j < n; j += 8) { /* the last vector masked */
+      const __m256i k = onnxc_mask8(n - j);
+      __m256 x = _mm256_add_ps(_mm256_maskload_ps(c + j, k), bp ? _mm256_maskload_ps(bp + j, k) : _mm256_set1_ps(bv));
+      if (r) x = _mm256_add_ps(x, _mm256_maskload_ps(r + j, k));
+      _mm256_maskstore_ps(c + j, k, onnxc_act8(x, act, al, be));
+    }
 #elif defined(ONNXC_NEON)
   if (act <= ONNXC_ACT_CLIP)
     for (; j + 4 <= n; j += 4) {
@@ -607,26 +686,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_kk(int M, int N, int K, const float *
 }
 
 #if defined(__AVX512VL__) && defined(__AVX512DQ__) /* 256-bit masked forms, 8-float broadcasts */
-/* r[0..8) := its 8 x 8 transpose (lane j of r[i] <-> lane i of r[j]) */
-ONNXC_MAYBE_UNUSED static inline void onnxc_tr8(__m256 *r) {
-  __m256 q[8];
-  int i;
-  for (i = 0; i < 8; i += 2) {
-    q[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    q[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(q[i], q[i + 2], 0x44);
-    r[i + 1] = _mm256_shuffle_ps(q[i], q[i + 2], 0xEE);
-    r[i + 2] = _mm256_shuffle_ps(q[i + 1], q[i + 3], 0x44);
-    r[i + 3] = _mm256_shuffle_ps(q[i + 1], q[i + 3], 0xEE);
-  }
-  for (i = 0; i < 4; i++) {
-    q[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
-    q[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
-  }
-  for (i = 0; i < 8; i++) r[i] = q[i];
-}
 
 /* The last t <= 8 columns of a product whose other columns are whole 16-column vectors (N = 196
    on 14x14 planes: 12 vectors and 4 columns; N = 49 on 7x7: 3 and 1): in a 16-column vector
@@ -724,10 +783,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
 }
 #endif
 #elif defined(ONNXC_AVX2)
-ONNXC_MAYBE_UNUSED static inline __m256i onnxc_mask8(int n) {
-  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
-}
 #define ONNXC_UK_ROW(r)                                    \
   a = _mm256_broadcast_ss(A + r);                          \
   c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);               \
@@ -755,15 +810,25 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
   int k;
   (void)pf;
   ONNXC_ROWS4(ONNXC_UK_ZERO)
-  for (k = 0; k < kc; k++) {
-    /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row */
-    b0 = _mm256_maskload_ps(B, k0);
-    b1 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 8), k1);
-    b2 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 16), k2);
-    ONNXC_ROWS4(ONNXC_UK_ROW)
-    A += 8;
-    B += ldb;
-  }
+  if (nr == 24) /* whole tiles: plain loads (a masked load is slower, and this is most of them) */
+    for (k = 0; k < kc; k++) {
+      b0 = _mm256_loadu_ps(B);
+      b1 = _mm256_loadu_ps(B + 8);
+      b2 = _mm256_loadu_ps(B + 16);
+      ONNXC_ROWS4(ONNXC_UK_ROW)
+      A += 8;
+      B += ldb;
+    }
+  else
+    for (k = 0; k < kc; k++) {
+      /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row */
+      b0 = _mm256_maskload_ps(B, k0);
+      b1 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 8), k1);
+      b2 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 16), k2);
+      ONNXC_ROWS4(ONNXC_UK_ROW)
+      A += 8;
+      B += ldb;
+    }
   ONNXC_ROWS4(ONNXC_UK_STORE)
   if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
 }
@@ -1201,6 +1266,68 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
   /* row vectors: a last panel of <= 16 or <= 32 rows computes only those */
   tab[mr <= 16 ? 0 : mr <= 32 ? 1 : 2][nr < 1 ? 0 : nr > 8 ? 7 : nr - 1](kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0, pf,
                                                                           pfs);
+#elif defined(ONNXC_AVX2)
+  /* two columns at a time: the panel's 48 rows are 6 vectors, 12 sums (a k step: 12 FMAs, each
+     with its row vector from the panel, and two broadcasts); the sums of up to 8 columns go to
+     a tile [column][48] on the stack, then through 8 x 8 transposes to C's rows */
+  float tt[8 * 48];
+  int j, k, l;
+  (void)pf;
+  (void)pfs;
+  if (mr > 48) mr = 48;
+  if (nr > 8) nr = 8; /* (onnxc_sgemm_t's tiles have at most 8 columns) */
+  for (j = 0; j < nr; j += 2) {
+    const float *q = Q, *b = B + j;
+    const long d = j + 1 < nr ? 1 : 0; /* a last odd column computes column j twice */
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00;
+    __m256 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00;
+    for (k = 0; k < kc; k++, q += 48, b += ldb) {
+      const __m256 x0 = _mm256_broadcast_ss(b), x1 = _mm256_broadcast_ss(b + d);
+      __m256 w = _mm256_loadu_ps(q);
+      c00 = _mm256_fmadd_ps(w, x0, c00);
+      c10 = _mm256_fmadd_ps(w, x1, c10);
+      w = _mm256_loadu_ps(q + 8);
+      c01 = _mm256_fmadd_ps(w, x0, c01);
+      c11 = _mm256_fmadd_ps(w, x1, c11);
+      w = _mm256_loadu_ps(q + 16);
+      c02 = _mm256_fmadd_ps(w, x0, c02);
+      c12 = _mm256_fmadd_ps(w, x1, c12);
+      w = _mm256_loadu_ps(q + 24);
+      c03 = _mm256_fmadd_ps(w, x0, c03);
+      c13 = _mm256_fmadd_ps(w, x1, c13);
+      w = _mm256_loadu_ps(q + 32);
+      c04 = _mm256_fmadd_ps(w, x0, c04);
+      c14 = _mm256_fmadd_ps(w, x1, c14);
+      w = _mm256_loadu_ps(q + 40);
+      c05 = _mm256_fmadd_ps(w, x0, c05);
+      c15 = _mm256_fmadd_ps(w, x1, c15);
+    }
+    {
+      float *t0 = tt + 48 * j, *t1 = tt + 48 * (j + d);
+      _mm256_storeu_ps(t0, c00), _mm256_storeu_ps(t0 + 8, c01), _mm256_storeu_ps(t0 + 16, c02);
+      _mm256_storeu_ps(t0 + 24, c03), _mm256_storeu_ps(t0 + 32, c04), _mm256_storeu_ps(t0 + 40, c05);
+      if (d) {
+        _mm256_storeu_ps(t1, c10), _mm256_storeu_ps(t1 + 8, c11), _mm256_storeu_ps(t1 + 16, c12);
+        _mm256_storeu_ps(t1 + 24, c13), _mm256_storeu_ps(t1 + 32, c14), _mm256_storeu_ps(t1 + 40, c15);
+      }
+    }
+  }
+  for (j = nr; j < 8; j++)
+    for (l = 0; l < 48; l++) tt[48 * j + l] = 0.0f; /* (transposed into lanes never stored) */
+  {
+    const __m256i cols = onnxc_mask8(nr);
+    for (l = 0; l < mr; l += 8) {
+      __m256 r[8];
+      int i;
+      for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(tt + 48 * i + l);
+      onnxc_tr8(r);
+      for (i = 0; i < 8 && l + i < mr; i++) {
+        float *cp = C + (long)(l + i) * ldc;
+        _mm256_maskstore_ps(cp, cols, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i]);
+      }
+    }
+  }
+  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
 #else
   float s0[48], s1[48];
   int j, k, l;
