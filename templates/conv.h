@@ -186,6 +186,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
 
 /* Depthwise: y[oc] = conv(x[oc / mult], w[oc]) for oc < CO output planes; e per output plane
    (its row m = oc, columns = the plane's pixels). */
+#if defined(ONNXC_AVX2)
+#define ONNXC_DW8_BUF 16384 /* floats of onnxc_dw2d's padded plane on the stack (64 KiB) */
+#endif
 #if defined(ONNXC_AVX512)
 #define ONNXC_DWBUF 6144 /* floats of the row ring on the stack (24 KiB) */
 #endif
@@ -1294,6 +1297,86 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
       }
     }
     return 0;
+  }
+#endif
+#if defined(ONNXC_AVX2)
+  {
+    /* Column stride 1 or 2, any kernel up to 7x7: each input plane goes once into a zero-padded
+       copy on the stack (for SW = 2 each row split into its even and odd columns), so that tap
+       (kh, kw) of 8 outputs is one unmasked load at row oh SH + kh DH, column ow + kw DW / SW of
+       phase kw DW % SW; two output rows share each weight broadcast. */
+    const int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wv = (OW + 7) / 8 * 8; /* padded rows; columns per phase */
+    const int Wt = Wv + ((KW - 1) * DW) / SW + 1, Wi = (PW + IW + SW - 1) / SW; /* taps read / input columns */
+    const int Wq = Wt > Wi ? Wt : Wi, Wp = SW * Wq;                            /* floats per padded row */
+    if ((SW == 1 || SW == 2) && KH <= 7 && KW <= 7 && (long)Hp * Wp <= ONNXC_DW8_BUF) {
+      float buf[ONNXC_DW8_BUF];
+      onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
+      const int fast = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act); /* the epilogue per vector here */
+      __m256 wv[49];
+      int i;
+      if (e) ev = *e;
+      for (oc = 0; oc < CO; oc++) {
+        const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
+        float *yc = y + (long)oc * OHW;
+        const __m256 bv = fast && ev.bias ? _mm256_set1_ps(ev.bias[oc]) : _mm256_setzero_ps();
+        int oh, ow0, kh, kw, r;
+        for (i = 0; i < KH * KW; i++) wv[i] = _mm256_set1_ps(wc[i]);
+        for (r = 0; r < Hp; r++) { /* padded row r = input row r - PH */
+          float *row = buf + (long)r * Wp;
+          const int ih = r - PH;
+          if (oc > 0 && (ih < 0 || ih >= IH)) continue; /* still zero */
+          const float *src = xc + (long)ih * IW;
+          memset(row, 0, sizeof(float) * (size_t)Wp);
+          if (ih < 0 || ih >= IH) continue;
+          if (SW == 1) {
+            memcpy(row + PW, src, sizeof(float) * (size_t)IW);
+            continue;
+          }
+          /* padded column q = PW + i goes to phase q & 1, index q >> 1: 16 columns are 8 of each
+             phase (even lanes, odd lanes) */
+          for (i = 0; i + 16 <= IW; i += 16) {
+            const int q = PW + i;
+            const __m256 a = _mm256_loadu_ps(src + i), b = _mm256_loadu_ps(src + i + 8);
+            const __m256 ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+            const __m256 od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
+            _mm256_storeu_ps(row + (q & 1) * Wq + (q >> 1), ev);
+            _mm256_storeu_ps(row + ((q + 1) & 1) * Wq + ((q + 1) >> 1), od);
+          }
+          for (; i < IW; i++) row[((PW + i) & 1) * Wq + ((PW + i) >> 1)] = src[i];
+        }
+        for (oh = 0; oh < OH; oh += 2) {
+          const int two = oh + 1 < OH;
+          for (ow0 = 0; ow0 < OW; ow0 += 8) {
+            __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+            for (kh = 0; kh < KH; kh++) {
+              const float *ra = buf + (long)(oh * SH + kh * DH) * Wp + ow0, *rb = two ? ra + (long)SH * Wp : ra;
+              for (kw = 0; kw < KW; kw++) {
+                const int o = kw * DW % SW * Wq + kw * DW / SW;
+                a0 = _mm256_fmadd_ps(wv[kh * KW + kw], _mm256_loadu_ps(ra + o), a0);
+                a1 = _mm256_fmadd_ps(wv[kh * KW + kw], _mm256_loadu_ps(rb + o), a1);
+              }
+            }
+            {
+              const __m256i km = onnxc_mask8(OW - ow0);
+              float *y0 = yc + (long)oh * OW + ow0;
+              if (fast) {
+                a0 = onnxc_act8(_mm256_add_ps(a0, bv), ev.act, ev.alpha, ev.beta);
+                a1 = onnxc_act8(_mm256_add_ps(a1, bv), ev.act, ev.alpha, ev.beta);
+              }
+              if (OW - ow0 >= 8) { /* (vmaskmovps stores: slow on AMD cores) */
+                _mm256_storeu_ps(y0, a0);
+                if (two) _mm256_storeu_ps(y0 + OW, a1);
+              } else {
+                _mm256_maskstore_ps(y0, km, a0);
+                if (two) _mm256_maskstore_ps(y0 + OW, km, a1);
+              }
+            }
+          }
+        }
+        if (e && !fast) onnxc_epi_tile(&ev, yc, OHW, oc, 1, 0, (int)OHW);
+      }
+      return 0;
+    }
   }
 #endif
 #if defined(ONNXC_NEON)

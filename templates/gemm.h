@@ -367,13 +367,20 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_row(float *c, int n, float bv, const fl
     _mm512_mask_storeu_ps(c + j, k, x);
   }
 #elif defined(ONNXC_AVX2)
-  if (ONNXC_ACT8_OK(act))
-    for (; j < n; j += 8) { /* the last vector masked */
+  if (ONNXC_ACT8_OK(act)) {
+    for (; j + 8 <= n; j += 8) {
+      __m256 x = _mm256_add_ps(_mm256_loadu_ps(c + j), bp ? _mm256_loadu_ps(bp + j) : _mm256_set1_ps(bv));
+      if (r) x = _mm256_add_ps(x, _mm256_loadu_ps(r + j));
+      _mm256_storeu_ps(c + j, onnxc_act8(x, act, al, be));
+    }
+    if (j < n) { /* the last part vector masked (vmaskmovps: slow on AMD cores, once per row) */
       const __m256i k = onnxc_mask8(n - j);
       __m256 x = _mm256_add_ps(_mm256_maskload_ps(c + j, k), bp ? _mm256_maskload_ps(bp + j, k) : _mm256_set1_ps(bv));
       if (r) x = _mm256_add_ps(x, _mm256_maskload_ps(r + j, k));
       _mm256_maskstore_ps(c + j, k, onnxc_act8(x, act, al, be));
+      j = n;
     }
+  }
 #elif defined(ONNXC_NEON)
   if (act <= ONNXC_ACT_CLIP)
     for (; j + 4 <= n; j += 4) {
@@ -788,19 +795,24 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
   c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);               \
   c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);               \
   c##r##2 = _mm256_fmadd_ps(a, b2, c##r##2);
+#define ONNXC_UK_ROW2(r)                                   \
+  a = _mm256_broadcast_ss(A + r);                          \
+  c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);               \
+  c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);
 #define ONNXC_UK_ZERO(r) c##r##0 = c##r##1 = c##r##2 = _mm256_setzero_ps();
 #define ONNXC_UK_STORE(r)                                                                       \
   if (r < mr) {                                                                                 \
     float *cr = C + (long)r * ldc;                                                              \
-    if (acc) {                                                                                  \
-      c##r##0 = _mm256_add_ps(c##r##0, _mm256_maskload_ps(cr, k0));                             \
-      c##r##1 = _mm256_add_ps(c##r##1, _mm256_maskload_ps(cr + 8, k1));                         \
-      c##r##2 = _mm256_add_ps(c##r##2, _mm256_maskload_ps(cr + 16, k2));                        \
-    }                                                                                           \
-    _mm256_maskstore_ps(cr, k0, c##r##0);                                                       \
-    _mm256_maskstore_ps(cr + 8, k1, c##r##1);                                                   \
-    _mm256_maskstore_ps(cr + 16, k2, c##r##2);                                                  \
+    ONNXC_ST8(cr, k0, 8, c##r##0)                                                               \
+    ONNXC_ST8(cr + 8, k1, 16, c##r##1)                                                          \
+    ONNXC_ST8(cr + 16, k2, 24, c##r##2)                                                         \
   }
+/* vector v of a tile row at p (columns up to end = 8 (v + 1)): whole ones with plain loads and
+   stores (an AMD core's vmaskmovps store is microcoded: with them, a 96 x 784 x 16 product ran
+   at 9 flops per TSC tick), the last partial one masked (mask k) */
+#define ONNXC_ST8(p, k, end, x)                                                                 \
+  if (nr >= (end)) _mm256_storeu_ps(p, acc ? _mm256_add_ps(x, _mm256_loadu_ps(p)) : x);       \
+  else if (nr > (end) - 8) _mm256_maskstore_ps(p, k, acc ? _mm256_add_ps(x, _mm256_maskload_ps(p, k)) : x);
 #define ONNXC_ROWS4(X) X(0) X(1) X(2) X(3)
 
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
@@ -810,12 +822,22 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
   int k;
   (void)pf;
   ONNXC_ROWS4(ONNXC_UK_ZERO)
-  if (nr == 24) /* whole tiles: plain loads (a masked load is slower, and this is most of them) */
+  /* whole vectors (most tiles: onnxc_gemm_blk balances strips of 16 and 24 columns): plain
+     loads, and with 16 columns the third vector's FMAs left out */
+  if (nr == 24)
     for (k = 0; k < kc; k++) {
       b0 = _mm256_loadu_ps(B);
       b1 = _mm256_loadu_ps(B + 8);
       b2 = _mm256_loadu_ps(B + 16);
       ONNXC_ROWS4(ONNXC_UK_ROW)
+      A += 8;
+      B += ldb;
+    }
+  else if (nr == 16)
+    for (k = 0; k < kc; k++) {
+      b0 = _mm256_loadu_ps(B);
+      b1 = _mm256_loadu_ps(B + 8);
+      ONNXC_ROWS4(ONNXC_UK_ROW2)
       A += 8;
       B += ldb;
     }
@@ -1323,7 +1345,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       onnxc_tr8(r);
       for (i = 0; i < 8 && l + i < mr; i++) {
         float *cp = C + (long)(l + i) * ldc;
-        _mm256_maskstore_ps(cp, cols, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i]);
+        if (nr == 8) _mm256_storeu_ps(cp, acc ? _mm256_add_ps(r[i], _mm256_loadu_ps(cp)) : r[i]);
+        else _mm256_maskstore_ps(cp, cols, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i]);
       }
     }
   }
