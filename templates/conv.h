@@ -1357,19 +1357,13 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
               }
             }
             {
-              const __m256i km = onnxc_mask8(OW - ow0);
               float *y0 = yc + (long)oh * OW + ow0;
               if (fast) {
                 a0 = onnxc_act8(_mm256_add_ps(a0, bv), ev.act, ev.alpha, ev.beta);
                 a1 = onnxc_act8(_mm256_add_ps(a1, bv), ev.act, ev.alpha, ev.beta);
               }
-              if (OW - ow0 >= 8) { /* (vmaskmovps stores: slow on AMD cores) */
-                _mm256_storeu_ps(y0, a0);
-                if (two) _mm256_storeu_ps(y0 + OW, a1);
-              } else {
-                _mm256_maskstore_ps(y0, km, a0);
-                if (two) _mm256_maskstore_ps(y0 + OW, km, a1);
-              }
+              onnxc_storen8(y0, a0, OW - ow0);
+              if (two) onnxc_storen8(y0 + OW, a1, OW - ow0);
             }
           }
         }

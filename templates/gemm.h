@@ -282,6 +282,29 @@ ONNXC_MAYBE_UNUSED static inline __m256i onnxc_mask8(int n) {
   const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
+/* Stores lanes 0..n-1 of v (0 < n <= 8) at p with plain 128-bit, 64-bit and 32-bit stores
+   (vmaskmovps stores are microcoded on AMD cores: a 48 x 49 x 128 product whose tiles end in
+   7-column rows ran at 17.9 flops per TSC tick against 30.3 with 48 columns). */
+ONNXC_MAYBE_UNUSED static inline void onnxc_storen8(float *p, __m256 v, int n) {
+  __m128 x = _mm256_castps256_ps128(v);
+  if (n >= 8) {
+    _mm256_storeu_ps(p, v);
+    return;
+  }
+  if (n >= 4) {
+    _mm_storeu_ps(p, x);
+    x = _mm256_extractf128_ps(v, 1);
+    p += 4;
+    n -= 4;
+  }
+  if (n >= 2) {
+    _mm_storel_pi((__m64 *)(void *)p, x);
+    x = _mm_movehl_ps(x, x);
+    p += 2;
+    n -= 2;
+  }
+  if (n >= 1) _mm_store_ss(p, x);
+}
 /* 1 + e^-x on 8 lanes without AVX-512's table permute and vscalefps: x clamped to [-87.3,
    87.3], t = -x log2 e = n + f with n = round(t), 2^f by its degree-6 Taylor polynomial on
    [-1/2, 1/2] (relative error 1.2e-7), 2^n put into the exponent bits.  A NaN comes back
@@ -373,11 +396,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_epi_row(float *c, int n, float bv, const fl
       if (r) x = _mm256_add_ps(x, _mm256_loadu_ps(r + j));
       _mm256_storeu_ps(c + j, onnxc_act8(x, act, al, be));
     }
-    if (j < n) { /* the last part vector masked (vmaskmovps: slow on AMD cores, once per row) */
+    if (j < n) { /* the last part vector (masked loads) */
       const __m256i k = onnxc_mask8(n - j);
       __m256 x = _mm256_add_ps(_mm256_maskload_ps(c + j, k), bp ? _mm256_maskload_ps(bp + j, k) : _mm256_set1_ps(bv));
       if (r) x = _mm256_add_ps(x, _mm256_maskload_ps(r + j, k));
-      _mm256_maskstore_ps(c + j, k, onnxc_act8(x, act, al, be));
+      onnxc_storen8(c + j, onnxc_act8(x, act, al, be), n - j);
       j = n;
     }
   }
@@ -803,21 +826,34 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
 #define ONNXC_UK_STORE(r)                                                                       \
   if (r < mr) {                                                                                 \
     float *cr = C + (long)r * ldc;                                                              \
+    const __m256 bv = fused && e->bias ? _mm256_set1_ps(e->bias[m0 + r]) : _mm256_setzero_ps(); \
     ONNXC_ST8(cr, k0, 8, c##r##0)                                                               \
     ONNXC_ST8(cr + 8, k1, 16, c##r##1)                                                          \
     ONNXC_ST8(cr + 16, k2, 24, c##r##2)                                                         \
   }
-/* vector v of a tile row at p (columns up to end = 8 (v + 1)): whole ones with plain loads and
-   stores (an AMD core's vmaskmovps store is microcoded: with them, a 96 x 784 x 16 product ran
-   at 9 flops per TSC tick), the last partial one masked (mask k) */
+/* vector v of a tile row at p (columns up to end = 8 (v + 1)): the sums (plus C's with acc),
+   then with a fused epilogue the row's bias and the activation; whole vectors with plain loads
+   and stores (an AMD core's vmaskmovps store is microcoded: with them, a 96 x 784 x 16 product
+   ran at 9 flops per TSC tick), the last part vector masked (mask k) */
 #define ONNXC_ST8(p, k, end, x)                                                                 \
-  if (nr >= (end)) _mm256_storeu_ps(p, acc ? _mm256_add_ps(x, _mm256_loadu_ps(p)) : x);       \
-  else if (nr > (end) - 8) _mm256_maskstore_ps(p, k, acc ? _mm256_add_ps(x, _mm256_maskload_ps(p, k)) : x);
+  if (nr > (end) - 8) {                                                                         \
+    const int w_ = nr >= (end) ? 8 : nr - ((end) - 8);                                          \
+    __m256 t_ = !acc ? x : _mm256_add_ps(x, w_ == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, k)); \
+    if (fused) t_ = _mm256_add_ps(t_, bv);                                                       \
+    if (clamp) t_ = _mm256_min_ps(_mm256_max_ps(t_, lo), hi);                                     \
+    onnxc_storen8(p, t_, w_);                                                                   \
+  }
 #define ONNXC_ROWS4(X) X(0) X(1) X(2) X(3)
 
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
   const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
+  /* the common epilogues (a per-row bias, then Relu, Clip or nothing: one clamp) on the sums in
+     registers; the others (SiLU, HardSwish, ...) through onnxc_epi_tile, whose switch inlined
+     per vector here doubled the code of the generated files */
+  const int fused = e && !e->res && !e->bias_cols && e->act <= ONNXC_ACT_CLIP, clamp = fused && e->act != ONNXC_ACT_NONE;
+  const __m256 lo = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->alpha : 0.0f);
+  const __m256 hi = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->beta : INFINITY);
   __m256 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32, a, b0, b1, b2;
   int k;
   (void)pf;
@@ -852,7 +888,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
       B += ldb;
     }
   ONNXC_ROWS4(ONNXC_UK_STORE)
-  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+  if (e && !fused) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
 }
 #elif defined(ONNXC_NEON)
 /* The 8 x (4 NV) micro-kernels: c<r><v> sums row r, columns 4v..4v+3; per k step the 8 A values
@@ -1289,53 +1325,53 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
   tab[mr <= 16 ? 0 : mr <= 32 ? 1 : 2][nr < 1 ? 0 : nr > 8 ? 7 : nr - 1](kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0, pf,
                                                                           pfs);
 #elif defined(ONNXC_AVX2)
-  /* two columns at a time: the panel's 48 rows are 6 vectors, 12 sums (a k step: 12 FMAs, each
-     with its row vector from the panel, and two broadcasts); the sums of up to 8 columns go to
-     a tile [column][48] on the stack, then through 8 x 8 transposes to C's rows */
+  /* four columns and 24 of the panel's 48 rows at a time: 12 sums (a k step: three row vectors
+     of the panel, four broadcasts, 12 FMAs); the sums of up to 8 columns go to a tile
+     [column][48] on the stack, where a per-row bias and the activation apply per vector (rows in
+     the lanes: one call of onnxc_epi_tile per row cost as much as the sums on 7-column tiles),
+     then through 8 x 8 transposes to C's rows */
   float tt[8 * 48];
-  int j, k, l;
+  const int fused = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act);
+  int j, k, l, h;
   (void)pf;
   (void)pfs;
   if (mr > 48) mr = 48;
   if (nr > 8) nr = 8; /* (onnxc_sgemm_t's tiles have at most 8 columns) */
-  for (j = 0; j < nr; j += 2) {
-    const float *q = Q, *b = B + j;
-    const long d = j + 1 < nr ? 1 : 0; /* a last odd column computes column j twice */
-    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00;
-    __m256 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00;
-    for (k = 0; k < kc; k++, q += 48, b += ldb) {
-      const __m256 x0 = _mm256_broadcast_ss(b), x1 = _mm256_broadcast_ss(b + d);
-      __m256 w = _mm256_loadu_ps(q);
-      c00 = _mm256_fmadd_ps(w, x0, c00);
-      c10 = _mm256_fmadd_ps(w, x1, c10);
-      w = _mm256_loadu_ps(q + 8);
-      c01 = _mm256_fmadd_ps(w, x0, c01);
-      c11 = _mm256_fmadd_ps(w, x1, c11);
-      w = _mm256_loadu_ps(q + 16);
-      c02 = _mm256_fmadd_ps(w, x0, c02);
-      c12 = _mm256_fmadd_ps(w, x1, c12);
-      w = _mm256_loadu_ps(q + 24);
-      c03 = _mm256_fmadd_ps(w, x0, c03);
-      c13 = _mm256_fmadd_ps(w, x1, c13);
-      w = _mm256_loadu_ps(q + 32);
-      c04 = _mm256_fmadd_ps(w, x0, c04);
-      c14 = _mm256_fmadd_ps(w, x1, c14);
-      w = _mm256_loadu_ps(q + 40);
-      c05 = _mm256_fmadd_ps(w, x0, c05);
-      c15 = _mm256_fmadd_ps(w, x1, c15);
-    }
-    {
-      float *t0 = tt + 48 * j, *t1 = tt + 48 * (j + d);
-      _mm256_storeu_ps(t0, c00), _mm256_storeu_ps(t0 + 8, c01), _mm256_storeu_ps(t0 + 16, c02);
-      _mm256_storeu_ps(t0 + 24, c03), _mm256_storeu_ps(t0 + 32, c04), _mm256_storeu_ps(t0 + 40, c05);
-      if (d) {
-        _mm256_storeu_ps(t1, c10), _mm256_storeu_ps(t1 + 8, c11), _mm256_storeu_ps(t1 + 16, c12);
-        _mm256_storeu_ps(t1 + 24, c13), _mm256_storeu_ps(t1 + 32, c14), _mm256_storeu_ps(t1 + 40, c15);
+  for (j = 0; j < nr; j += 4) {
+    /* columns j..j+3; past nr, the last one again (computed, not stored) */
+    const long d1 = j + 1 < nr ? 1 : 0, d2 = j + 2 < nr ? 2 : d1, d3 = j + 3 < nr ? 3 : d2;
+    for (h = 0; h < mr; h += 24) {
+      const float *q = Q + h, *b = B + j;
+      __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+      __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
+      for (k = 0; k < kc; k++, q += 48, b += ldb) {
+        const __m256 w0 = _mm256_loadu_ps(q), w1 = _mm256_loadu_ps(q + 8), w2 = _mm256_loadu_ps(q + 16);
+        __m256 x = _mm256_broadcast_ss(b);
+        c00 = _mm256_fmadd_ps(w0, x, c00), c10 = _mm256_fmadd_ps(w1, x, c10), c20 = _mm256_fmadd_ps(w2, x, c20);
+        x = _mm256_broadcast_ss(b + d1);
+        c01 = _mm256_fmadd_ps(w0, x, c01), c11 = _mm256_fmadd_ps(w1, x, c11), c21 = _mm256_fmadd_ps(w2, x, c21);
+        x = _mm256_broadcast_ss(b + d2);
+        c02 = _mm256_fmadd_ps(w0, x, c02), c12 = _mm256_fmadd_ps(w1, x, c12), c22 = _mm256_fmadd_ps(w2, x, c22);
+        x = _mm256_broadcast_ss(b + d3);
+        c03 = _mm256_fmadd_ps(w0, x, c03), c13 = _mm256_fmadd_ps(w1, x, c13), c23 = _mm256_fmadd_ps(w2, x, c23);
+      }
+      {
+        float *t = tt + 48 * j + h;
+        _mm256_storeu_ps(t, c00), _mm256_storeu_ps(t + 8, c10), _mm256_storeu_ps(t + 16, c20);
+        if (d1) _mm256_storeu_ps(t + 48, c01), _mm256_storeu_ps(t + 56, c11), _mm256_storeu_ps(t + 64, c21);
+        if (d2 == 2) _mm256_storeu_ps(t + 96, c02), _mm256_storeu_ps(t + 104, c12), _mm256_storeu_ps(t + 112, c22);
+        if (d3 == 3) _mm256_storeu_ps(t + 144, c03), _mm256_storeu_ps(t + 152, c13), _mm256_storeu_ps(t + 160, c23);
       }
     }
   }
   for (j = nr; j < 8; j++)
     for (l = 0; l < 48; l++) tt[48 * j + l] = 0.0f; /* (transposed into lanes never stored) */
+  if (fused)
+    for (l = 0; l < mr; l += 8) {
+      const __m256 bv = e->bias ? _mm256_maskload_ps(e->bias + m0 + l, onnxc_mask8(mr - l)) : _mm256_setzero_ps();
+      for (j = 0; j < nr; j++)
+        _mm256_storeu_ps(tt + 48 * j + l, onnxc_act8(_mm256_add_ps(_mm256_loadu_ps(tt + 48 * j + l), bv), e->act, e->alpha, e->beta));
+    }
   {
     const __m256i cols = onnxc_mask8(nr);
     for (l = 0; l < mr; l += 8) {
@@ -1345,12 +1381,11 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       onnxc_tr8(r);
       for (i = 0; i < 8 && l + i < mr; i++) {
         float *cp = C + (long)(l + i) * ldc;
-        if (nr == 8) _mm256_storeu_ps(cp, acc ? _mm256_add_ps(r[i], _mm256_loadu_ps(cp)) : r[i]);
-        else _mm256_maskstore_ps(cp, cols, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i]);
+        onnxc_storen8(cp, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i], nr);
       }
     }
   }
-  if (e) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+  if (e && !fused) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
 #else
   float s0[48], s1[48];
   int j, k, l;
