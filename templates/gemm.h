@@ -1513,6 +1513,47 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemv_p(int N, int K, const float *a, long 
     _mm512_mask_storeu_ps(c + n0 + o5, m5, s5);
     _mm512_mask_storeu_ps(c + n0 + o6, m6, s6);
     _mm512_mask_storeu_ps(c + n0 + o7, m7, s7);
+#elif defined(ONNXC_AVX2)
+    int h;
+    for (h = 0; h < ws; h += 64) { /* halves of 64 columns: 8 sums of 8 (16 registers) */
+      const int w = ws - h < 64 ? ws - h : 64;
+      const float *bh = b + h;
+      __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+      if (w == 64)
+        for (k = 0; k < K; k++, bh += ws) {
+          const __m256 x = _mm256_broadcast_ss(a + (long)k * lda);
+          s0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh), s0);
+          s1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 8), s1);
+          s2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 16), s2);
+          s3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 24), s3);
+          s4 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 32), s4);
+          s5 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 40), s5);
+          s6 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 48), s6);
+          s7 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bh + 56), s7);
+        }
+      else { /* a narrow strip's last columns: vectors past them load nothing (masks) */
+        const __m256i m0 = onnxc_mask8(w), m1 = onnxc_mask8(w - 8), m2 = onnxc_mask8(w - 16), m3 = onnxc_mask8(w - 24);
+        const __m256i m4 = onnxc_mask8(w - 32), m5 = onnxc_mask8(w - 40), m6 = onnxc_mask8(w - 48), m7 = onnxc_mask8(w - 56);
+        for (k = 0; k < K; k++, bh += ws) {
+          const __m256 x = _mm256_broadcast_ss(a + (long)k * lda);
+          s0 = _mm256_fmadd_ps(x, _mm256_maskload_ps(bh, m0), s0);
+          s1 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 8), m1), s1);
+          s2 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 16), m2), s2);
+          s3 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 24), m3), s3);
+          s4 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 32), m4), s4);
+          s5 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 40), m5), s5);
+          s6 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 48), m6), s6);
+          s7 = _mm256_fmadd_ps(x, _mm256_maskload_ps((const float *)ONNXC_FAR(bh, 56), m7), s7);
+        }
+      }
+      {
+        float t[64];
+        int j;
+        _mm256_storeu_ps(t, s0), _mm256_storeu_ps(t + 8, s1), _mm256_storeu_ps(t + 16, s2), _mm256_storeu_ps(t + 24, s3);
+        _mm256_storeu_ps(t + 32, s4), _mm256_storeu_ps(t + 40, s5), _mm256_storeu_ps(t + 48, s6), _mm256_storeu_ps(t + 56, s7);
+        for (j = 0; j < w; j++) c[n0 + h + j] = t[j];
+      }
+    }
 #elif defined(ONNXC_NEON)
     (void)k;
     onnxc_gemv4(ws, K, a, lda, b, ws, c + n0);
