@@ -1720,6 +1720,40 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t_r(int M, int C, int IH, int IW, int 
           const int j0 = OW * ti / nt, nr = OW * (ti + 1) / nt - j0, n0 = oh * OW + j0;
           const float *b = xp + (long)(oh - oh0) * SH * Wp + (long)j0 * SW;
           float *cp = y + (long)p * OHW + n0;
+#if defined(ONNXC_AVX2)
+          /* four pixels and 16 of the panel's rows at a time: 8 sums (a tap: two row vectors of
+             the panel, four broadcast input values); then onnxc_ukt's tile store */
+          float tt[8 * 48];
+          int j, hh;
+          for (j = 0; j < nr; j += 4) {
+            const long d1 = j + 1 < nr ? SW : 0, d2 = j + 2 < nr ? 2L * SW : d1, d3 = j + 3 < nr ? 3L * SW : d2;
+            for (hh = 0; hh < mr; hh += 16) {
+              const float *qq = q + hh, *bc = b + (long)j * SW;
+              __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+              for (c = 0; c < C; c++, bc += HWb)
+                for (t = 0; t < KP; t++, qq += pn) {
+                  const float *bt = bc + off[t];
+                  const __m256 w0 = _mm256_loadu_ps(qq), w1 = _mm256_loadu_ps(qq + 8);
+                  __m256 xv = _mm256_broadcast_ss(bt);
+                  c00 = _mm256_fmadd_ps(w0, xv, c00), c10 = _mm256_fmadd_ps(w1, xv, c10);
+                  xv = _mm256_broadcast_ss(bt + d1);
+                  c01 = _mm256_fmadd_ps(w0, xv, c01), c11 = _mm256_fmadd_ps(w1, xv, c11);
+                  xv = _mm256_broadcast_ss(bt + d2);
+                  c02 = _mm256_fmadd_ps(w0, xv, c02), c12 = _mm256_fmadd_ps(w1, xv, c12);
+                  xv = _mm256_broadcast_ss(bt + d3);
+                  c03 = _mm256_fmadd_ps(w0, xv, c03), c13 = _mm256_fmadd_ps(w1, xv, c13);
+                }
+              {
+                float *tp = tt + 48 * j + hh;
+                _mm256_storeu_ps(tp, c00), _mm256_storeu_ps(tp + 8, c10);
+                if (d1) _mm256_storeu_ps(tp + 48, c01), _mm256_storeu_ps(tp + 56, c11);
+                if (j + 2 < nr) _mm256_storeu_ps(tp + 96, c02), _mm256_storeu_ps(tp + 104, c12);
+                if (j + 3 < nr) _mm256_storeu_ps(tp + 144, c03), _mm256_storeu_ps(tp + 152, c13);
+              }
+            }
+          }
+          onnxc_tt_store(tt, cp, OHW, mr, nr, 0, e, p, n0);
+#else
           /* two pixels at a time over local sums of the panel's 48 rows */
           float s0[48], s1[48];
           int j, l;
@@ -1741,6 +1775,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t_r(int M, int C, int IH, int IW, int 
             }
           }
           if (e) onnxc_epi_tile(e, cp, OHW, p, mr, n0, nr);
+#endif
         }
 #endif
     }

@@ -1312,6 +1312,38 @@ ONNXC_UKT_DEF(onnxc_ukt8_r2, 8, 2)
 
 /* C (+)= the tile of 48 rows (mr of them stored) x nr <= 8 columns; then the epilogue e.  The
    AVX-512 kernel also prefetches into L2 one line at pf + k pfs per k (pfs may be 0). */
+#if defined(ONNXC_AVX2)
+/* The sums of up to 8 columns of up to 48 rows (tt[column][48], rows in the lanes) to C's rows
+   (row stride ldc, added to C's values when acc), then the epilogue (rows m0.., columns n0.. of
+   the whole product): a per-row bias and an activation of onnxc_act8 on tt's vectors before the
+   8 x 8 transposes (one call of onnxc_epi_tile per row cost as much as the sums on 7-column
+   tiles), the others on C afterwards.  onnxc_ukt and onnxc_conv_t (conv.h). */
+ONNXC_MAYBE_UNUSED static void onnxc_tt_store(float *tt, float *C, long ldc, int mr, int nr, int acc,
+                                              const onnxc_epi *e, int m0, int n0) {
+  const int fused = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act);
+  const __m256i cols = onnxc_mask8(nr);
+  int j, l, i;
+  for (j = nr; j < 8; j++)
+    for (l = 0; l < 48; l++) tt[48 * j + l] = 0.0f; /* (transposed into lanes never stored) */
+  if (fused)
+    for (l = 0; l < mr; l += 8) {
+      const __m256 bv = e->bias ? _mm256_maskload_ps(e->bias + m0 + l, onnxc_mask8(mr - l)) : _mm256_setzero_ps();
+      for (j = 0; j < nr; j++)
+        _mm256_storeu_ps(tt + 48 * j + l, onnxc_act8(_mm256_add_ps(_mm256_loadu_ps(tt + 48 * j + l), bv), e->act, e->alpha, e->beta));
+    }
+  for (l = 0; l < mr; l += 8) {
+    __m256 r[8];
+    for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(tt + 48 * i + l);
+    onnxc_tr8(r);
+    for (i = 0; i < 8 && l + i < mr; i++) {
+      float *cp = C + (long)(l + i) * ldc;
+      onnxc_storen8(cp, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i], nr);
+    }
+  }
+  if (e && !fused) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+}
+#endif
+
 ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, int mr,
                                          int nr, int acc, const onnxc_epi *e, int m0, int n0, const char *pf, long pfs) {
 #if defined(ONNXC_AVX512)
@@ -1327,12 +1359,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
 #elif defined(ONNXC_AVX2)
   /* four columns and 24 of the panel's 48 rows at a time: 12 sums (a k step: three row vectors
      of the panel, four broadcasts, 12 FMAs); the sums of up to 8 columns go to a tile
-     [column][48] on the stack, where a per-row bias and the activation apply per vector (rows in
-     the lanes: one call of onnxc_epi_tile per row cost as much as the sums on 7-column tiles),
-     then through 8 x 8 transposes to C's rows */
+     [column][48] on the stack, then to C through onnxc_tt_store */
   float tt[8 * 48];
-  const int fused = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act);
-  int j, k, l, h;
+  int j, k, h;
   (void)pf;
   (void)pfs;
   if (mr > 48) mr = 48;
@@ -1364,28 +1393,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       }
     }
   }
-  for (j = nr; j < 8; j++)
-    for (l = 0; l < 48; l++) tt[48 * j + l] = 0.0f; /* (transposed into lanes never stored) */
-  if (fused)
-    for (l = 0; l < mr; l += 8) {
-      const __m256 bv = e->bias ? _mm256_maskload_ps(e->bias + m0 + l, onnxc_mask8(mr - l)) : _mm256_setzero_ps();
-      for (j = 0; j < nr; j++)
-        _mm256_storeu_ps(tt + 48 * j + l, onnxc_act8(_mm256_add_ps(_mm256_loadu_ps(tt + 48 * j + l), bv), e->act, e->alpha, e->beta));
-    }
-  {
-    const __m256i cols = onnxc_mask8(nr);
-    for (l = 0; l < mr; l += 8) {
-      __m256 r[8];
-      int i;
-      for (i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(tt + 48 * i + l);
-      onnxc_tr8(r);
-      for (i = 0; i < 8 && l + i < mr; i++) {
-        float *cp = C + (long)(l + i) * ldc;
-        onnxc_storen8(cp, acc ? _mm256_add_ps(r[i], _mm256_maskload_ps(cp, cols)) : r[i], nr);
-      }
-    }
-  }
-  if (e && !fused) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+  onnxc_tt_store(tt, C, ldc, mr, nr, acc, e, m0, n0);
 #else
   float s0[48], s1[48];
   int j, k, l;
