@@ -1319,6 +1319,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
         const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
         float *yc = y + (long)oc * OHW;
         const __m256 bv = fast && ev.bias ? _mm256_set1_ps(ev.bias[oc]) : _mm256_setzero_ps();
+        __m256 gs = _mm256_setzero_ps(); /* the plane's sum for ev.sum (with the epilogue here) */
         int oh, ow0, kh, kw, r;
         for (i = 0; i < KH * KW; i++) wv[i] = _mm256_set1_ps(wc[i]);
         for (r = 0; r < Hp; r++) { /* padded row r = input row r - PH */
@@ -1361,6 +1362,11 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
               if (fast) {
                 a0 = onnxc_act8(_mm256_add_ps(a0, bv), ev.act, ev.alpha, ev.beta);
                 a1 = onnxc_act8(_mm256_add_ps(a1, bv), ev.act, ev.alpha, ev.beta);
+                if (ev.sum) { /* lanes past the row's end hold sums of the padding's neighbours */
+                  const __m256 km = _mm256_castsi256_ps(onnxc_mask8(OW - ow0));
+                  gs = _mm256_add_ps(gs, _mm256_and_ps(km, a0));
+                  if (two) gs = _mm256_add_ps(gs, _mm256_and_ps(km, a1));
+                }
               }
               onnxc_storen8(y0, a0, OW - ow0);
               if (two) onnxc_storen8(y0 + OW, a1, OW - ow0);
@@ -1368,8 +1374,13 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
           }
         }
         if (e && !fast) onnxc_epi_tile(&ev, yc, OHW, oc, 1, 0, (int)OHW);
+        if (fast && ev.sum) {
+          float t[8];
+          _mm256_storeu_ps(t, gs);
+          ev.sum[oc] += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+        }
       }
-      return 0;
+      return fast; /* (with the sums, where the epilogue ran here) */
     }
   }
 #endif
@@ -1415,6 +1426,17 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
 ONNXC_MAYBE_UNUSED static float onnxc_sum_f(const float *x, long n) {
 #if defined(ONNXC_AVX512)
   return onnxc_sum16(x, n);
+#elif defined(ONNXC_AVX2)
+  __m256 a = _mm256_setzero_ps(), b = a;
+  float t[8], r = 0.0f;
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a = _mm256_add_ps(a, _mm256_loadu_ps(x + i));
+    b = _mm256_add_ps(b, _mm256_loadu_ps(x + i + 8));
+  }
+  _mm256_storeu_ps(t, _mm256_add_ps(a, b));
+  for (; i < n; i++) r += x[i];
+  return r + (((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
 #else
   float a = 0.0f, b = 0.0f;
   long i = 0;
