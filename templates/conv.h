@@ -772,6 +772,42 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
 }
 #endif
 
+#if defined(ONNXC_AVX2)
+/* onnxc_dw2d's AVX2 form: input plane xc into its zero-padded copy b (Hp rows of Wp floats:
+   padded row r is input row r - PH; for SW = 2 each row split into even and odd padded
+   columns, Wq floats each); first: b is new (its rows outside the input get zeroed too). */
+ONNXC_MAYBE_UNUSED static void onnxc_dw8_fill(float *b, const float *xc, int Hp, int Wp, int Wq, int PH, int PW, int IH,
+                                              int IW, int SW, int first) {
+  int r, i;
+  for (r = 0; r < Hp; r++) {
+    float *row = b + (long)r * Wp;
+    const int ih = r - PH;
+    const float *src = xc + (long)ih * IW;
+    if (!first && (ih < 0 || ih >= IH)) continue; /* still zero */
+    /* (vector stores past the row's end zero the next row's start, which is written after it,
+       or stays zero; b has 8 floats to spare) */
+    for (i = 0; i < Wp; i += 8) _mm256_storeu_ps(row + i, _mm256_setzero_ps());
+    if (ih < 0 || ih >= IH) continue;
+    if (SW == 1) {
+      for (i = 0; i + 8 <= IW; i += 8) _mm256_storeu_ps(row + PW + i, _mm256_loadu_ps(src + i));
+      for (; i < IW; i++) row[PW + i] = src[i];
+      continue;
+    }
+    /* padded column q = PW + i goes to phase q & 1, index q >> 1: 16 columns are 8 of each phase
+       (even lanes, odd lanes) */
+    for (i = 0; i + 16 <= IW; i += 16) {
+      const int q = PW + i;
+      const __m256 a = _mm256_loadu_ps(src + i), c = _mm256_loadu_ps(src + i + 8);
+      const __m256 ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, c, 0x88)), 0xD8));
+      const __m256 od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, c, 0xDD)), 0xD8));
+      _mm256_storeu_ps(row + (q & 1) * Wq + (q >> 1), ev);
+      _mm256_storeu_ps(row + ((q + 1) & 1) * Wq + ((q + 1) >> 1), od);
+    }
+    for (; i < IW; i++) row[((PW + i) & 1) * Wq + ((PW + i) >> 1)] = src[i];
+  }
+}
+#endif
+
 /* onnxc_dw2d's forms; returns whether the form added up e->sum itself. */
 #if defined(ONNXC_AVX512)
 /* The taps of two output rows of a 3x3 stride-1 depthwise plane at columns ow0.. (onnxc_dw2d_k):
@@ -1305,71 +1341,78 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
        copy on the stack (for SW = 2 each row split into its even and odd columns), so that tap
        (kh, kw) of 8 outputs is one unmasked load at row oh SH + kh DH, column ow + kw DW / SW of
        phase kw DW % SW; two output rows share each weight broadcast. */
-    const int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wv = (OW + 7) / 8 * 8; /* padded rows; columns per phase */
+    const int V = OW > 16 ? 4 : 2, R = 8 / V; /* vectors per row, rows per pass */
+    const int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wv = (OW + 8 * V - 1) / (8 * V) * 8 * V; /* padded rows; columns per phase */
     const int Wt = Wv + ((KW - 1) * DW) / SW + 1, Wi = (PW + IW + SW - 1) / SW; /* taps read / input columns */
     const int Wq = Wt > Wi ? Wt : Wi, Wp = SW * Wq;                            /* floats per padded row */
     if ((SW == 1 || SW == 2) && KH <= 7 && KW <= 7 && (long)Hp * Wp <= ONNXC_DW8_BUF) {
-      float buf[ONNXC_DW8_BUF];
+      float buf[2 * (ONNXC_DW8_BUF + 8)]; /* two planes: one filled while the other is read */
       onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
       const int fast = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act); /* the epilogue per vector here */
       __m256 wv[49];
-      int i;
+      int to[49], i; /* tap (kh, kw): its offset in buf from an output's row and column */
       if (e) ev = *e;
+      for (i = 0; i < KH * KW; i++) to[i] = i / KW * DH * Wp + i % KW * DW % SW * Wq + i % KW * DW / SW;
+      onnxc_dw8_fill(buf, x, Hp, Wp, Wq, PH, PW, IH, IW, SW, 1);
       for (oc = 0; oc < CO; oc++) {
-        const float *xc = x + (long)(oc / mult) * IHW, *wc = w + (long)oc * KH * KW;
+        const float *wc = w + (long)oc * KH * KW, *bc = buf + (oc & 1) * (ONNXC_DW8_BUF + 8);
         float *yc = y + (long)oc * OHW;
         const __m256 bv = fast && ev.bias ? _mm256_set1_ps(ev.bias[oc]) : _mm256_setzero_ps();
         __m256 gs = _mm256_setzero_ps(); /* the plane's sum for ev.sum (with the epilogue here) */
-        int oh, ow0, kh, kw, r;
+        int oh, ow0, r;
         for (i = 0; i < KH * KW; i++) wv[i] = _mm256_set1_ps(wc[i]);
-        for (r = 0; r < Hp; r++) { /* padded row r = input row r - PH */
-          float *row = buf + (long)r * Wp;
-          const int ih = r - PH;
-          if (oc > 0 && (ih < 0 || ih >= IH)) continue; /* still zero */
-          const float *src = xc + (long)ih * IW;
-          memset(row, 0, sizeof(float) * (size_t)Wp);
-          if (ih < 0 || ih >= IH) continue;
-          if (SW == 1) {
-            memcpy(row + PW, src, sizeof(float) * (size_t)IW);
-            continue;
-          }
-          /* padded column q = PW + i goes to phase q & 1, index q >> 1: 16 columns are 8 of each
-             phase (even lanes, odd lanes) */
-          for (i = 0; i + 16 <= IW; i += 16) {
-            const int q = PW + i;
-            const __m256 a = _mm256_loadu_ps(src + i), b = _mm256_loadu_ps(src + i + 8);
-            const __m256 ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
-            const __m256 od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
-            _mm256_storeu_ps(row + (q & 1) * Wq + (q >> 1), ev);
-            _mm256_storeu_ps(row + ((q + 1) & 1) * Wq + ((q + 1) >> 1), od);
-          }
-          for (; i < IW; i++) row[((PW + i) & 1) * Wq + ((PW + i) >> 1)] = src[i];
-        }
-        for (oh = 0; oh < OH; oh += 2) {
-          const int two = oh + 1 < OH;
-          for (ow0 = 0; ow0 < OW; ow0 += 8) {
-            __m256 a0 = _mm256_setzero_ps(), a1 = a0;
-            for (kh = 0; kh < KH; kh++) {
-              const float *ra = buf + (long)(oh * SH + kh * DH) * Wp + ow0, *rb = two ? ra + (long)SH * Wp : ra;
-              for (kw = 0; kw < KW; kw++) {
-                const int o = kw * DW % SW * Wq + kw * DW / SW;
-                a0 = _mm256_fmadd_ps(wv[kh * KW + kw], _mm256_loadu_ps(ra + o), a0);
-                a1 = _mm256_fmadd_ps(wv[kh * KW + kw], _mm256_loadu_ps(rb + o), a1);
+        if (oc + 1 < CO) /* the next channel's plane into the other buffer (loads right after the
+                            stores of a copy waited for them: no store forwarding for partly
+                            overlapping vectors) */
+          onnxc_dw8_fill(buf + ((oc + 1) & 1) * (ONNXC_DW8_BUF + 8), x + (long)((oc + 1) / mult) * IHW, Hp, Wp, Wq, PH, PW, IH,
+                         IW, SW, oc + 1 < 2);
+        for (oh = 0; oh < OH; oh += R) {
+          const float *rp[4];
+          for (r = 0; r < 4; r++) rp[r] = bc + (long)(oh + r < OH ? oh + r : OH - 1) * SH * Wp; /* (rows past OH: the last again) */
+          for (ow0 = 0; ow0 < OW; ow0 += 8 * V) {
+            /* R rows by V vectors of 8 columns (R V = 8 independent sums), one weight and one tap
+               offset per 8 FMAs (two sums per tap waited on the FMA latency and loaded an offset
+               and a weight per two FMAs) */
+            __m256 a[8];
+            int t, q;
+            for (q = 0; q < 8; q++) a[q] = _mm256_setzero_ps();
+            if (V == 4)
+              for (t = 0; t < KH * KW; t++) {
+                const __m256 wt = wv[t];
+                const float *p0 = rp[0] + to[t] + ow0, *p1 = rp[1] + to[t] + ow0;
+                a[0] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0), a[0]);
+                a[1] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 8), a[1]);
+                a[2] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 16), a[2]);
+                a[3] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 24), a[3]);
+                a[4] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1), a[4]);
+                a[5] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 8), a[5]);
+                a[6] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 16), a[6]);
+                a[7] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 24), a[7]);
               }
-            }
-            {
-              float *y0 = yc + (long)oh * OW + ow0;
+            else
+              for (t = 0; t < KH * KW; t++) {
+                const __m256 wt = wv[t];
+                const float *p0 = rp[0] + to[t] + ow0, *p1 = rp[1] + to[t] + ow0;
+                const float *p2 = rp[2] + to[t] + ow0, *p3 = rp[3] + to[t] + ow0;
+                a[0] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0), a[0]);
+                a[1] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 8), a[1]);
+                a[2] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1), a[2]);
+                a[3] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 8), a[3]);
+                a[4] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p2), a[4]);
+                a[5] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p2 + 8), a[5]);
+                a[6] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p3), a[6]);
+                a[7] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p3 + 8), a[7]);
+              }
+            for (q = 0; q < 8; q++) { /* sum q: row oh + q / V, columns ow0 + 8 (q % V).. */
+              const int n = OW - ow0 - 8 * (q % V);
+              __m256 x = a[q];
+              if (n <= 0 || oh + q / V >= OH) continue;
               if (fast) {
-                a0 = onnxc_act8(_mm256_add_ps(a0, bv), ev.act, ev.alpha, ev.beta);
-                a1 = onnxc_act8(_mm256_add_ps(a1, bv), ev.act, ev.alpha, ev.beta);
-                if (ev.sum) { /* lanes past the row's end hold sums of the padding's neighbours */
-                  const __m256 km = _mm256_castsi256_ps(onnxc_mask8(OW - ow0));
-                  gs = _mm256_add_ps(gs, _mm256_and_ps(km, a0));
-                  if (two) gs = _mm256_add_ps(gs, _mm256_and_ps(km, a1));
-                }
+                x = onnxc_act8(_mm256_add_ps(x, bv), ev.act, ev.alpha, ev.beta);
+                if (ev.sum) /* lanes past the row's end hold sums of the padding's neighbours */
+                  gs = _mm256_add_ps(gs, _mm256_and_ps(_mm256_castsi256_ps(onnxc_mask8(n)), x));
               }
-              onnxc_storen8(y0, a0, OW - ow0);
-              if (two) onnxc_storen8(y0 + OW, a1, OW - ow0);
+              onnxc_storen8(yc + (long)(oh + q / V) * OW + ow0 + 8 * (q % V), x, n);
             }
           }
         }
