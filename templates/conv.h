@@ -1340,7 +1340,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
     /* Column stride 1 or 2, any kernel up to 7x7: each input plane goes once into a zero-padded
        copy on the stack (for SW = 2 each row split into its even and odd columns), so that tap
        (kh, kw) of 8 outputs is one unmasked load at row oh SH + kh DH, column ow + kw DW / SW of
-       phase kw DW % SW; two output rows share each weight broadcast. */
+       phase kw DW % SW; R rows by V vectors share each weight broadcast. */
     const int V = OW > 16 ? 4 : 2, R = 8 / V; /* vectors per row, rows per pass */
     const int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wv = (OW + 8 * V - 1) / (8 * V) * 8 * V; /* padded rows; columns per phase */
     const int Wt = Wv + ((KW - 1) * DW) / SW + 1, Wi = (PW + IW + SW - 1) / SW; /* taps read / input columns */
