@@ -1341,7 +1341,7 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
        copy on the stack (for SW = 2 each row split into its even and odd columns), so that tap
        (kh, kw) of 8 outputs is one unmasked load at row oh SH + kh DH, column ow + kw DW / SW of
        phase kw DW % SW; R rows by V vectors share each weight broadcast. */
-    const int V = OW > 16 ? 4 : 2, R = 8 / V; /* vectors per row, rows per pass */
+    const int V = OW > 16 ? 4 : OW > 8 ? 2 : 1, R = 8 / V; /* vectors per row, rows per pass */
     const int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wv = (OW + 8 * V - 1) / (8 * V) * 8 * V; /* padded rows; columns per phase */
     const int Wt = Wv + ((KW - 1) * DW) / SW + 1, Wi = (PW + IW + SW - 1) / SW; /* taps read / input columns */
     const int Wq = Wt > Wi ? Wt : Wi, Wp = SW * Wq;                            /* floats per padded row */
@@ -1359,63 +1359,50 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
         float *yc = y + (long)oc * OHW;
         const __m256 bv = fast && ev.bias ? _mm256_set1_ps(ev.bias[oc]) : _mm256_setzero_ps();
         __m256 gs = _mm256_setzero_ps(); /* the plane's sum for ev.sum (with the epilogue here) */
-        int oh, ow0, r;
+        int oh, ow0;
         for (i = 0; i < KH * KW; i++) wv[i] = _mm256_set1_ps(wc[i]);
         if (oc + 1 < CO) /* the next channel's plane into the other buffer (loads right after the
                             stores of a copy waited for them: no store forwarding for partly
                             overlapping vectors) */
           onnxc_dw8_fill(buf + ((oc + 1) & 1) * (ONNXC_DW8_BUF + 8), x + (long)((oc + 1) / mult) * IHW, Hp, Wp, Wq, PH, PW, IH,
                          IW, SW, oc + 1 < 2);
-        for (oh = 0; oh < OH; oh += R) {
-          const float *rp[4];
-          for (r = 0; r < 4; r++) rp[r] = bc + (long)(oh + r < OH ? oh + r : OH - 1) * SH * Wp; /* (rows past OH: the last again) */
+        for (oh = 0; oh < OH; oh += R)
           for (ow0 = 0; ow0 < OW; ow0 += 8 * V) {
             /* R rows by V vectors of 8 columns (R V = 8 independent sums), one weight and one tap
                offset per 8 FMAs (two sums per tap waited on the FMA latency and loaded an offset
-               and a weight per two FMAs) */
+               and a weight per two FMAs); rows past OH read the last row again (not stored) */
+            const float *pq[8];
             __m256 a[8];
             int t, q;
-            for (q = 0; q < 8; q++) a[q] = _mm256_setzero_ps();
-            if (V == 4)
-              for (t = 0; t < KH * KW; t++) {
-                const __m256 wt = wv[t];
-                const float *p0 = rp[0] + to[t] + ow0, *p1 = rp[1] + to[t] + ow0;
-                a[0] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0), a[0]);
-                a[1] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 8), a[1]);
-                a[2] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 16), a[2]);
-                a[3] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 24), a[3]);
-                a[4] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1), a[4]);
-                a[5] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 8), a[5]);
-                a[6] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 16), a[6]);
-                a[7] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 24), a[7]);
-              }
-            else
-              for (t = 0; t < KH * KW; t++) {
-                const __m256 wt = wv[t];
-                const float *p0 = rp[0] + to[t] + ow0, *p1 = rp[1] + to[t] + ow0;
-                const float *p2 = rp[2] + to[t] + ow0, *p3 = rp[3] + to[t] + ow0;
-                a[0] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0), a[0]);
-                a[1] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p0 + 8), a[1]);
-                a[2] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1), a[2]);
-                a[3] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p1 + 8), a[3]);
-                a[4] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p2), a[4]);
-                a[5] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p2 + 8), a[5]);
-                a[6] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p3), a[6]);
-                a[7] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(p3 + 8), a[7]);
-              }
+            for (q = 0; q < 8; q++) {
+              const int rr = oh + q / V < OH ? oh + q / V : OH - 1;
+              pq[q] = bc + (long)rr * SH * Wp + ow0 + 8 * (q % V);
+              a[q] = _mm256_setzero_ps();
+            }
+            for (t = 0; t < KH * KW; t++) {
+              const __m256 wt = wv[t];
+              const int o = to[t];
+              a[0] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[0] + o), a[0]);
+              a[1] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[1] + o), a[1]);
+              a[2] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[2] + o), a[2]);
+              a[3] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[3] + o), a[3]);
+              a[4] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[4] + o), a[4]);
+              a[5] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[5] + o), a[5]);
+              a[6] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[6] + o), a[6]);
+              a[7] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(pq[7] + o), a[7]);
+            }
             for (q = 0; q < 8; q++) { /* sum q: row oh + q / V, columns ow0 + 8 (q % V).. */
               const int n = OW - ow0 - 8 * (q % V);
-              __m256 x = a[q];
+              __m256 xq = a[q];
               if (n <= 0 || oh + q / V >= OH) continue;
               if (fast) {
-                x = onnxc_act8(_mm256_add_ps(x, bv), ev.act, ev.alpha, ev.beta);
+                xq = onnxc_act8(_mm256_add_ps(xq, bv), ev.act, ev.alpha, ev.beta);
                 if (ev.sum) /* lanes past the row's end hold sums of the padding's neighbours */
-                  gs = _mm256_add_ps(gs, _mm256_and_ps(_mm256_castsi256_ps(onnxc_mask8(n)), x));
+                  gs = _mm256_add_ps(gs, _mm256_and_ps(_mm256_castsi256_ps(onnxc_mask8(n)), xq));
               }
-              onnxc_storen8(yc + (long)(oh + q / V) * OW + ow0 + 8 * (q % V), x, n);
+              onnxc_storen8(yc + (long)(oh + q / V) * OW + ow0 + 8 * (q % V), xq, n);
             }
           }
-        }
         if (e && !fast) onnxc_epi_tile(&ev, yc, OHW, oc, 1, 0, (int)OHW);
         if (fast && ev.sum) {
           float t[8];
