@@ -1320,7 +1320,8 @@ ONNXC_UKT_DEF(onnxc_ukt8_r2, 8, 2)
    tiles), the others on C afterwards.  onnxc_ukt and onnxc_conv_t (conv.h). */
 ONNXC_MAYBE_UNUSED static void onnxc_tt_store(float *tt, float *C, long ldc, int mr, int nr, int acc,
                                               const onnxc_epi *e, int m0, int n0) {
-  const int fused = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act);
+  /* (with acc, C's values come in after the transposes: the epilogue then runs on C) */
+  const int fused = e && !acc && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act);
   const __m256i cols = onnxc_mask8(nr);
   int j, l, i;
   for (j = nr; j < 8; j++)
