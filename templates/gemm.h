@@ -844,16 +844,57 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
     onnxc_storen8(p, t_, w_);                                                                   \
   }
 #define ONNXC_ROWS4(X) X(0) X(1) X(2) X(3)
+/* The row vectors of a k step held in registers: GCC otherwise folds them into the FMAs as
+   memory operands (12 loads and 4 broadcasts per k step for 12 FMAs: load-bound on a Zen 4
+   core, whose ports take two 256-bit loads per cycle) */
+#if defined(__GNUC__)
+#define ONNXC_INREG3(x, y, z) __asm__("" : "+x"(x), "+x"(y), "+x"(z))
+#else
+#define ONNXC_INREG3(x, y, z) (void)0
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+/* One k step of the whole-vector tiles (NB = 3: 24 columns, 2: 16) written out: the 12 sums, the
+   NB row vectors and the broadcast take all 16 registers.  As intrinsics, inlined into a node
+   whose epilogue constants the compiler kept in a register across the loop, one sum went to
+   the stack and back in every k step (EfficientNet-B0's expansions 10-15% slower than with
+   the row vectors folded into the FMAs). */
+#define ONNXC_UK_LD(v) "{vmovups " #v "*32(%[pb]), %[b" #v "]|vmovups %[b" #v "], [%[pb]+" #v "*32]}\n\t"
+#define ONNXC_UK_F(r, v) "{vfmadd231ps %[b" #v "], %[t], %[c" #r #v "]|vfmadd231ps %[c" #r #v "], %[t], %[b" #v "]}\n\t"
+#define ONNXC_UK_BC(r) "{vbroadcastss " #r "*4(%[pa]), %[t]|vbroadcastss %[t], DWORD PTR [%[pa]+" #r "*4]}\n\t"
+#define ONNXC_UK_R3(r) ONNXC_UK_BC(r) ONNXC_UK_F(r, 0) ONNXC_UK_F(r, 1) ONNXC_UK_F(r, 2)
+#define ONNXC_UK_R2(r) ONNXC_UK_BC(r) ONNXC_UK_F(r, 0) ONNXC_UK_F(r, 1)
+/* (the operands: 30, GCC's limit; the loads are declared by the memory clobber) */
+#define ONNXC_UK_OPS                                                                                          \
+  : [c00] "+x"(c00), [c01] "+x"(c01), [c02] "+x"(c02), [c10] "+x"(c10), [c11] "+x"(c11), [c12] "+x"(c12),      \
+    [c20] "+x"(c20), [c21] "+x"(c21), [c22] "+x"(c22), [c30] "+x"(c30), [c31] "+x"(c31), [c32] "+x"(c32),      \
+    [b0] "=&x"(b0), [b1] "=&x"(b1), [b2] "=&x"(b2), [t] "=&x"(a)                                               \
+  : [pa] "r"(A), [pb] "r"(B)                                                                                   \
+  : "memory"
+#define ONNXC_UK_STEP3                                                                                         \
+  __asm__(ONNXC_UK_LD(0) ONNXC_UK_LD(1) ONNXC_UK_LD(2) ONNXC_UK_R3(0) ONNXC_UK_R3(1) ONNXC_UK_R3(2)             \
+              ONNXC_UK_R3(3) ONNXC_UK_OPS)
+#define ONNXC_UK_STEP2                                                                                         \
+  __asm__(ONNXC_UK_LD(0) ONNXC_UK_LD(1) ONNXC_UK_R2(0) ONNXC_UK_R2(1) ONNXC_UK_R2(2) ONNXC_UK_R2(3) ONNXC_UK_OPS)
+#else
+#define ONNXC_UK_STEP3                                                                                         \
+  b0 = _mm256_loadu_ps(B);                                                                                     \
+  b1 = _mm256_loadu_ps(B + 8);                                                                                 \
+  b2 = _mm256_loadu_ps(B + 16);                                                                                \
+  ONNXC_INREG3(b0, b1, b2);                                                                                    \
+  ONNXC_ROWS4(ONNXC_UK_ROW)
+#define ONNXC_UK_STEP2                                                                                         \
+  b0 = _mm256_loadu_ps(B);                                                                                     \
+  b1 = _mm256_loadu_ps(B + 8);                                                                                 \
+  ONNXC_INREG3(b0, b1, b1);                                                                                    \
+  ONNXC_ROWS4(ONNXC_UK_ROW2)
+#endif
 
 ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
-  const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
   /* the common epilogues (a per-row bias, then Relu, Clip or nothing: one clamp) on the sums in
      registers; the others (SiLU, HardSwish, ...) through onnxc_epi_tile, whose switch inlined
      per vector here doubled the code of the generated files */
   const int fused = e && !e->res && !e->bias_cols && e->act <= ONNXC_ACT_CLIP, clamp = fused && e->act != ONNXC_ACT_NONE;
-  const __m256 lo = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->alpha : 0.0f);
-  const __m256 hi = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->beta : INFINITY);
   __m256 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32, a, b0, b1, b2;
   int k;
   (void)pf;
@@ -862,32 +903,38 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
      loads, and with 16 columns the third vector's FMAs left out */
   if (nr == 24)
     for (k = 0; k < kc; k++) {
-      b0 = _mm256_loadu_ps(B);
-      b1 = _mm256_loadu_ps(B + 8);
-      b2 = _mm256_loadu_ps(B + 16);
-      ONNXC_ROWS4(ONNXC_UK_ROW)
+      ONNXC_UK_STEP3;
       A += 8;
       B += ldb;
     }
   else if (nr == 16)
     for (k = 0; k < kc; k++) {
-      b0 = _mm256_loadu_ps(B);
-      b1 = _mm256_loadu_ps(B + 8);
-      ONNXC_ROWS4(ONNXC_UK_ROW2)
+      ONNXC_UK_STEP2;
       A += 8;
       B += ldb;
     }
-  else
+  else {
+    const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
     for (k = 0; k < kc; k++) {
       /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row */
       b0 = _mm256_maskload_ps(B, k0);
       b1 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 8), k1);
       b2 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 16), k2);
+#if defined(__clang__) /* (measured: clang spilled sums in every k loop without it; GCC, here, with it) */
+      ONNXC_INREG3(b0, b1, b2);
+#endif
       ONNXC_ROWS4(ONNXC_UK_ROW)
       A += 8;
       B += ldb;
     }
-  ONNXC_ROWS4(ONNXC_UK_STORE)
+  }
+  { /* the masks and bounds of the stores made here: live across the k loop, they took
+       registers from the sums (spilled in the loop) */
+    const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
+    const __m256 lo = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->alpha : 0.0f);
+    const __m256 hi = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->beta : INFINITY);
+    ONNXC_ROWS4(ONNXC_UK_STORE)
+  }
   if (e && !fused) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
 }
 #elif defined(ONNXC_NEON)
@@ -1375,8 +1422,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
       __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
       for (k = 0; k < kc; k++, q += 48, b += ldb) {
-        const __m256 w0 = _mm256_loadu_ps(q), w1 = _mm256_loadu_ps(q + 8), w2 = _mm256_loadu_ps(q + 16);
-        __m256 x = _mm256_broadcast_ss(b);
+        __m256 w0 = _mm256_loadu_ps(q), w1 = _mm256_loadu_ps(q + 8), w2 = _mm256_loadu_ps(q + 16), x;
+        ONNXC_INREG3(w0, w1, w2);
+        x = _mm256_broadcast_ss(b);
         c00 = _mm256_fmadd_ps(w0, x, c00), c10 = _mm256_fmadd_ps(w1, x, c10), c20 = _mm256_fmadd_ps(w2, x, c20);
         x = _mm256_broadcast_ss(b + d1);
         c01 = _mm256_fmadd_ps(w0, x, c01), c11 = _mm256_fmadd_ps(w1, x, c11), c21 = _mm256_fmadd_ps(w2, x, c21);
