@@ -128,17 +128,37 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
      stack, then every panel of filters runs the micro-kernel on it (AVX2: the portable loops
      took ResNet-8's 3 -> 16 stem 112k TSC ticks) */
   float bb[ONNXC_KC * ONNXC_NR];
-  int off[ONNXC_KPMAX * ONNXC_NR], run[ONNXC_KPMAX]; /* tap t, column j: input pixel or -1; run: all j valid and contiguous */
+  /* tap t, column j: input pixel or -1; run: per vector of ONNXC_VL columns, all valid and
+     contiguous (one copy of a constant size, which the compilers inline as a vector move: the
+     offsets by division and a memcpy call per row cost more than the products, ResNet-8's stem
+     81k TSC ticks) */
+  int off[ONNXC_KPMAX * ONNXC_NR], run[ONNXC_KPMAX * (ONNXC_NR / ONNXC_VL)];
   int n0, t, j, k0, m0;
   for (n0 = 0; n0 < N; n0 += ONNXC_NR) {
     const int nr = N - n0 < ONNXC_NR ? N - n0 : ONNXC_NR, w = (nr + ONNXC_VL - 1) / ONNXC_VL * ONNXC_VL;
     for (t = 0; t < KP; t++) {
       const int dh = t / KW * DH - PH, dw = t % KW * DW - PW;
-      run[t] = 1;
-      for (j = 0; j < w; j++) {
-        const int p = n0 + j, oh = p / W, ow = p % W;
-        off[t * ONNXC_NR + j] = j < nr && oh + dh >= 0 && oh + dh < H && ow + dw >= 0 && ow + dw < W ? p + dh * W + dw : -1;
-        if (off[t * ONNXC_NR + j] != off[t * ONNXC_NR] + j || off[t * ONNXC_NR] < 0) run[t] = 0;
+      int oh0 = n0 / W, ow0 = n0 % W;
+      for (j = 0; j < w; j += ONNXC_VL) {
+        /* the vector's columns in one row, all inside the input: one copy from off[j] */
+        int *o = off + t * ONNXC_NR + j, i, oh = oh0, ow = ow0;
+        const int r = j + ONNXC_VL <= nr && ow0 + ONNXC_VL <= W && oh0 + dh >= 0 && oh0 + dh < H && ow0 + dw >= 0 &&
+                      ow0 + ONNXC_VL - 1 + dw < W;
+        run[t * (ONNXC_NR / ONNXC_VL) + j / ONNXC_VL] = r;
+        if (r) o[0] = n0 + j + dh * W + dw;
+        else
+          for (i = 0; i < ONNXC_VL; i++) {
+            o[i] = j + i < nr && oh + dh >= 0 && oh + dh < H && ow + dw >= 0 && ow + dw < W ? n0 + j + i + dh * W + dw : -1;
+            if (++ow == W) {
+              ow = 0;
+              oh++;
+            }
+          }
+        ow0 += ONNXC_VL; /* the next vector's first column */
+        while (ow0 >= W) {
+          ow0 -= W;
+          oh0++;
+        }
       }
     }
     for (k0 = 0; k0 < K; k0 += ONNXC_KC) {
@@ -147,12 +167,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_same(int M, int C, int H, int W, int K
       for (k = 0; k < kc; k++) {
         const int c = (k0 + k) / KP, tk = (k0 + k) % KP;
         const float *xc = x + (long)c * N;
-        const int *o = off + tk * ONNXC_NR;
+        const int *o = off + tk * ONNXC_NR, *rv = run + tk * (ONNXC_NR / ONNXC_VL);
         float *b = bb + k * w;
-        if (run[tk])
-          memcpy(b, xc + o[0], sizeof(float) * (size_t)w);
-        else
-          for (j = 0; j < w; j++) b[j] = o[j] >= 0 ? xc[o[j]] : 0.0f;
+        for (j = 0; j < w; j += ONNXC_VL)
+          if (rv[j / ONNXC_VL])
+            memcpy(b + j, xc + o[j], sizeof(float) * ONNXC_VL);
+          else {
+            int i;
+            for (i = j; i < j + ONNXC_VL; i++) b[i] = o[i] >= 0 ? xc[o[i]] : 0.0f;
+          }
       }
 #if defined(ONNXC_NEON)
       for (m0 = 0; m0 < M; m0 += 8)
@@ -1793,8 +1816,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t_r(int M, int C, int IH, int IW, int 
               for (c = 0; c < C; c++, bc += HWb)
                 for (t = 0; t < KP; t++, qq += pn) {
                   const float *bt = bc + off[t];
-                  const __m256 w0 = _mm256_loadu_ps(qq), w1 = _mm256_loadu_ps(qq + 8);
-                  __m256 xv = _mm256_broadcast_ss(bt);
+                  __m256 w0 = _mm256_loadu_ps(qq), w1 = _mm256_loadu_ps(qq + 8), xv;
+                  ONNXC_INREG2(w0, w1); /* (folded into the FMAs: 12 loads per 8 FMAs) */
+                  xv = _mm256_broadcast_ss(bt);
                   c00 = _mm256_fmadd_ps(w0, xv, c00), c10 = _mm256_fmadd_ps(w1, xv, c10);
                   xv = _mm256_broadcast_ss(bt + d1);
                   c01 = _mm256_fmadd_ps(w0, xv, c01), c11 = _mm256_fmadd_ps(w1, xv, c11);

@@ -849,8 +849,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
    core, whose ports take two 256-bit loads per cycle) */
 #if defined(__GNUC__)
 #define ONNXC_INREG3(x, y, z) __asm__("" : "+x"(x), "+x"(y), "+x"(z))
+#define ONNXC_INREG2(x, y) __asm__("" : "+x"(x), "+x"(y))
 #else
 #define ONNXC_INREG3(x, y, z) (void)0
+#define ONNXC_INREG2(x, y) (void)0
 #endif
 #if defined(__GNUC__) && !defined(__clang__)
 /* One k step of the whole-vector tiles (NB = 3: 24 columns, 2: 16) written out: the 12 sums, the
@@ -885,7 +887,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
 #define ONNXC_UK_STEP2                                                                                         \
   b0 = _mm256_loadu_ps(B);                                                                                     \
   b1 = _mm256_loadu_ps(B + 8);                                                                                 \
-  ONNXC_INREG3(b0, b1, b1);                                                                                    \
+  ONNXC_INREG2(b0, b1);                                                                                        \
   ONNXC_ROWS4(ONNXC_UK_ROW2)
 #endif
 
