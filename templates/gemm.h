@@ -324,10 +324,58 @@ ONNXC_MAYBE_UNUSED static inline __m256 onnxc_sigden8(__m256 x) {
   const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_fmadd_ps(p, _mm256_castsi256_ps(e), _mm256_set1_ps(1.0f));
 }
-/* Whether onnxc_act8 has a vector form of act (the others go through onnxc_act1). */
-#define ONNXC_ACT8_OK(a) ((a) <= ONNXC_ACT_HARDSWISH)
-/* The activations of the fused epilogues on 8 lanes (onnxc_act1's, up to ONNXC_ACT_HARDSWISH;
-   Relu as onnxc_act1's maxNum: NaN gives 0). */
+/* exp(x) on 8 lanes: onnxc_exp16's reduction and polynomial, 2^n put into the exponent bits
+   (x clamped to [-87.3, 88.3], so that n stays within the normal exponents). */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_exp8(__m256 x) {
+  __m256 n, r, p;
+  x = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.3f)), _mm256_set1_ps(-87.3f));
+  n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)));
+}
+/* GELU (erf form, onnxc_act16's: erfc by the Numerical Recipes rational approximation, its
+   reciprocal by an estimate and one Newton step) and tanh (1 - 2 / (e^2x + 1)) on 8 lanes;
+   out of line: onnxc_act8 is inlined into every kernel's epilogue */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+ONNXC_MAYBE_UNUSED static __m256 onnxc_act8_ge(__m256 x, int act) {
+  const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+  if (act == ONNXC_ACT_GELU) {
+    const __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678118654752f));
+    const __m256 az = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), z), d = _mm256_fmadd_ps(_mm256_set1_ps(0.5f), az, one);
+    __m256 t = _mm256_rcp_ps(d), p, e;
+    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, two));
+    p = _mm256_set1_ps(0.17087277f);
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.82215223f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.48851587f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.13520398f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.27886807f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.18628806f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.09678418f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
+    p = _mm256_sub_ps(p, _mm256_mul_ps(az, az));
+    e = _mm256_mul_ps(t, onnxc_exp8(p)); /* erfc(|z|); 1 + erf(z) = 2 - erfc(z) for z >= 0 */
+    e = _mm256_blendv_ps(e, _mm256_sub_ps(two, e), _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GE_OQ));
+    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x), e);
+  }
+  if (act == ONNXC_ACT_TANH) return _mm256_sub_ps(one, _mm256_div_ps(two, _mm256_add_ps(onnxc_exp8(_mm256_add_ps(x, x)), one)));
+  return x;
+}
+/* Whether onnxc_act8 has a vector form of act (all of onnxc_act1's). */
+#define ONNXC_ACT8_OK(a) ((a) <= ONNXC_ACT_TANH)
+/* The activations of the fused epilogues on 8 lanes (onnxc_act1's; Relu as onnxc_act1's
+   maxNum: NaN gives 0). */
 ONNXC_MAYBE_UNUSED static inline __m256 onnxc_act8(__m256 x, int act, float al, float be) {
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
   __m256 t;
@@ -342,6 +390,8 @@ ONNXC_MAYBE_UNUSED static inline __m256 onnxc_act8(__m256 x, int act, float al, 
     t = _mm256_fmadd_ps(_mm256_set1_ps(al), x, _mm256_set1_ps(be));
     t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
     return act == ONNXC_ACT_HARDSWISH ? _mm256_mul_ps(x, t) : t;
+  case ONNXC_ACT_GELU:
+  case ONNXC_ACT_TANH: return onnxc_act8_ge(x, act);
   default: return x;
   }
 }
@@ -1519,6 +1569,33 @@ ONNXC_MAYBE_UNUSED static int onnxc_softmax_row(const float *x, float *y, int n)
     const __mmask16 k = ONNXC_MASK16(n - j);
     _mm512_mask_storeu_ps(y + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + j), s));
   }
+  return 1;
+#elif defined(ONNXC_AVX2)
+  /* (the partial last vector: masked loads; -inf into the max, nothing into the sum) */
+  const __m256 ninf = _mm256_set1_ps(-INFINITY);
+  __m256 mv = ninf, sv = _mm256_setzero_ps(), m, s, h;
+  int j, bad = 0;
+  float t8[8], sc;
+  for (j = 0; j < n; j += 8) {
+    const __m256i k = onnxc_mask8(n - j);
+    mv = _mm256_max_ps(mv, _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + j, k), _mm256_castsi256_ps(k)));
+  }
+  h = _mm256_max_ps(mv, _mm256_permute2f128_ps(mv, mv, 1));
+  h = _mm256_max_ps(h, _mm256_permute_ps(h, 0x4e));
+  m = _mm256_max_ps(h, _mm256_permute_ps(h, 0xb1));
+  for (j = 0; j < n; j += 8) {
+    const __m256i k = onnxc_mask8(n - j);
+    const __m256 d = _mm256_sub_ps(_mm256_maskload_ps(x + j, k), m), t = _mm256_and_ps(onnxc_exp8(d), _mm256_castsi256_ps(k));
+    bad |= _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(d, d, _CMP_UNORD_Q), _mm256_castsi256_ps(k)));
+    sv = _mm256_add_ps(sv, t);
+    onnxc_storen8(y + j, t, n - j);
+  }
+  if (bad) return 0;
+  _mm256_storeu_ps(t8, sv);
+  sc = 1.0f / (((t8[0] + t8[1]) + (t8[2] + t8[3])) + ((t8[4] + t8[5]) + (t8[6] + t8[7])));
+  s = _mm256_set1_ps(sc);
+  for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_loadu_ps(y + j), s));
+  for (; j < n; j++) y[j] *= sc;
   return 1;
 #else
   (void)x;
