@@ -804,6 +804,93 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw3n(int CO, int mult, const float *x, int 
 #endif
 
 #if defined(ONNXC_AVX2)
+/* onnxc_dw3n on 8 lanes (AVX2): depthwise 3x3 "same" on a narrow plane (W < 16, H W <=
+   ONNXC_DWN8_MAX) as one flattened row: three loads per vector give the column sums L, C, R of
+   the kernel's three columns, out(p) = C(p) + L(p - 1) + R(p + 1), the shifts by one lane
+   across vectors by a 128-bit lane swap and a byte align, the sums of a row's first / last
+   column masked off by lane masks.  Against the zero-padded plane copy with rows of 8-lane
+   vectors (5 of 8 lanes used on MLPerf DS-CNN's 64 x 25 x 5 planes): 18.8k -> 8.0k TSC ticks
+   per layer (AVX-512's onnxc_dw3n: 6.4k). */
+#define ONNXC_DWN8_MAX 1024
+#define ONNXC_DWN8_BUF (ONNXC_DWN8_MAX + 48)
+/* lanes 7.. of lo then hi's (hi:lo shifted right by 7 lanes) and lanes 1.. of lo then hi's */
+#define ONNXC_SHR7(hi, lo) \
+  _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(hi), _mm256_castps_si256(_mm256_permute2f128_ps(lo, hi, 0x21)), 12))
+#define ONNXC_SHR1(hi, lo) \
+  _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(_mm256_permute2f128_ps(lo, hi, 0x21)), _mm256_castps_si256(lo), 4))
+#define ONNXC_DW3N8_SUMS(p, L, C, R)                                                                \
+  {                                                                                                 \
+    const __m256 u_ = _mm256_loadu_ps((p) - W), m_ = _mm256_loadu_ps(p), d_ = _mm256_loadu_ps((p) + W); \
+    C = _mm256_fmadd_ps(w21, d_, _mm256_fmadd_ps(w11, m_, _mm256_fmadd_ps(w01, u_, bv)));           \
+    L = _mm256_fmadd_ps(w20, d_, _mm256_fmadd_ps(w10, m_, _mm256_mul_ps(w00, u_)));                 \
+    R = _mm256_fmadd_ps(w22, d_, _mm256_fmadd_ps(w12, m_, _mm256_mul_ps(w02, u_)));                 \
+  }
+/* Returns whether the epilogue ran here (with the plane sums). */
+ONNXC_MAYBE_UNUSED static int onnxc_dw3n8(int CO, int mult, const float *x, int H, int W, const float *w, float *y,
+                                          const onnxc_epi *e) {
+  const long HW = (long)H * W;
+  const int nv = (int)((HW + 7) / 8); /* W + 1 <= 16 zeros before each plane at buf + 16 */
+  float buf[2 * ONNXC_DWN8_BUF];
+  __m256 mL[ONNXC_DWN8_MAX / 8], mR[ONNXC_DWN8_MAX / 8];
+  onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
+  const int fast = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act); /* the epilogue per vector here */
+  int v, i, col = 0, oc;
+  if (e) ev = *e;
+  for (v = 0; v < nv; v++) { /* lanes not in the first (mL) / last (mR) column */
+    int l[8], r[8];
+    for (i = 0; i < 8; i++) {
+      l[i] = col != 0 ? -1 : 0;
+      r[i] = col != W - 1 ? -1 : 0;
+      if (++col == W) col = 0;
+    }
+    mL[v] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)l));
+    mR[v] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)r));
+  }
+  for (i = 0; i < 8 * nv + 40; i++) buf[i] = buf[ONNXC_DWN8_BUF + i] = 0.0f; /* the part in use */
+  for (v = 0; v + 1 < nv; v++) _mm256_storeu_ps(buf + 16 + 8L * v, _mm256_loadu_ps(x + 8L * v));
+  _mm256_storeu_ps(buf + 16 + 8L * v, _mm256_maskload_ps(x + 8L * v, onnxc_mask8((int)(HW - 8L * v))));
+  for (oc = 0; oc < CO; oc++) {
+    const float *wc = w + (long)oc * 9, *pl = buf + (oc & 1) * ONNXC_DWN8_BUF + 16;
+    float *yc = y + (long)oc * HW;
+    const __m256 w00 = _mm256_set1_ps(wc[0]), w01 = _mm256_set1_ps(wc[1]), w02 = _mm256_set1_ps(wc[2]);
+    const __m256 w10 = _mm256_set1_ps(wc[3]), w11 = _mm256_set1_ps(wc[4]), w12 = _mm256_set1_ps(wc[5]);
+    const __m256 w20 = _mm256_set1_ps(wc[6]), w21 = _mm256_set1_ps(wc[7]), w22 = _mm256_set1_ps(wc[8]);
+    const __m256 bv = fast && ev.bias ? _mm256_set1_ps(ev.bias[oc]) : _mm256_setzero_ps();
+    __m256 gs = _mm256_setzero_ps(), Lp = _mm256_setzero_ps(), L0, C0, R0; /* gs: the plane's sum for ev.sum */
+    if (oc + 1 < CO) { /* the next channel's plane into the other buffer (loads right after the
+                          stores of a copy waited for them) */
+      const float *xn = x + (long)((oc + 1) / mult) * HW;
+      float *pn = buf + ((oc + 1) & 1) * ONNXC_DWN8_BUF + 16;
+      for (v = 0; v + 1 < nv; v++) _mm256_storeu_ps(pn + 8L * v, _mm256_loadu_ps(xn + 8L * v));
+      _mm256_storeu_ps(pn + 8L * v, _mm256_maskload_ps(xn + 8L * v, onnxc_mask8((int)(HW - 8L * v))));
+    }
+    ONNXC_DW3N8_SUMS(pl, L0, C0, R0)
+    for (v = 0; v < nv; v++) { /* the output one vector behind the column sums */
+      const int n = HW - 8L * v < 8 ? (int)(HW - 8L * v) : 8;
+      __m256 L1, C1, R1, a;
+      ONNXC_DW3N8_SUMS(pl + 8L * (v + 1), L1, C1, R1)
+      a = _mm256_add_ps(C0, _mm256_and_ps(mL[v], ONNXC_SHR7(L0, Lp))); /* L(p - 1) */
+      a = _mm256_add_ps(a, _mm256_and_ps(mR[v], ONNXC_SHR1(R1, R0)));  /* R(p + 1) */
+      if (fast) {
+        a = onnxc_act8(a, ev.act, ev.alpha, ev.beta);
+        if (ev.sum) gs = _mm256_add_ps(gs, _mm256_and_ps(_mm256_castsi256_ps(onnxc_mask8(n)), a));
+      }
+      onnxc_storen8(yc + 8L * v, a, n);
+      Lp = L0;
+      L0 = L1;
+      C0 = C1;
+      R0 = R1;
+    }
+    if (e && !fast) onnxc_epi_tile(&ev, yc, HW, oc, 1, 0, (int)HW);
+    if (fast && ev.sum) {
+      float t[8];
+      _mm256_storeu_ps(t, gs);
+      ev.sum[oc] += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+    }
+  }
+  return fast;
+}
+
 /* onnxc_dw2d's AVX2 form: input plane xc into its zero-padded copy b (Hp rows of Wp floats:
    padded row r is input row r - PH; for SW = 2 each row split into even and odd padded
    columns, Wq floats each); first: b is new (its rows outside the input get zeroed too). */
@@ -1367,6 +1454,9 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
   }
 #endif
 #if defined(ONNXC_AVX2)
+  if (SH == 1 && SW == 1 && KH == 3 && KW == 3 && DH == 1 && DW == 1 && PH == 1 && PW == 1 && OH == IH && OW == IW &&
+      OW < 16 && OHW <= ONNXC_DWN8_MAX)
+    return onnxc_dw3n8(CO, mult, x, OH, OW, w, y, e);
   {
     /* Column stride 1 or 2, any kernel up to 7x7: each input plane goes once into a zero-padded
        copy on the stack (for SW = 2 each row split into its even and odd columns), so that tap
