@@ -544,8 +544,9 @@ static void emit_strip_gemv(Emit *e, const char *v, const char *rm, const char *
   ep(e, "}");
 }
 
-/* Whether direction d of a float LSTM takes onnxc_lstm_cell16 (gemm.h) on AVX-512 targets: the
-   default activations (sigmoid, tanh, tanh), no clip, no coupled input/forget gate. */
+/* Whether direction d of a float LSTM takes onnxc_lstm_cell16 / onnxc_lstm_cell8 (gemm.h) on
+   AVX-512 / AVX2 targets: the default activations (sigmoid, tanh, tanh), no clip, no coupled
+   input/forget gate. */
 static bool lstm_cell16(const RnnInfo *ri, int dt, int d) {
   if (ri->kind != K_LSTM || dt != DT_FLOAT || !ri->host_c || ri->has_clip || ri->input_forget) return false;
   return ri->act[d][0].kind == A_SIGMOID && ri->act[d][1].kind == A_TANH && ri->act[d][2].kind == A_TANH;
@@ -711,6 +712,8 @@ static void rnn_emit(Emit *e, Node *n) {
       if (cell16) {
         ep(e, "#if defined(ONNXC_AVX512)");
         ep(e, "onnxc_gru_cell16(pa, pg, h, %lld, %d);", (long long)H, ri->lbr ? 1 : 0);
+        ep(e, "#elif defined(ONNXC_AVX2)");
+        ep(e, "onnxc_gru_cell8(pa, pg, h, %lld, %d);", (long long)H, ri->lbr ? 1 : 0);
         ep(e, "#else");
       }
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);
@@ -735,6 +738,8 @@ static void rnn_emit(Emit *e, Node *n) {
       if (cell16) {
         ep(e, "#if defined(ONNXC_AVX512)");
         ep(e, "onnxc_lstm_cell16(pa, %s, c, h, %lld);", hasP ? fmt(e, "X7 + %lld", poff) : "(const float *)0", (long long)H);
+        ep(e, "#elif defined(ONNXC_AVX2)");
+        ep(e, "onnxc_lstm_cell8(pa, %s, c, h, %lld);", hasP ? fmt(e, "X7 + %lld", poff) : "(const float *)0", (long long)H);
         ep(e, "#else");
       }
       ep(e, "for (%s j = 0; j < %lld; j++) {", it, (long long)H);

@@ -1758,6 +1758,55 @@ ONNXC_MAYBE_UNUSED static void onnxc_gru_cell16(const float *pa, const float *pg
 }
 #endif
 
+#if defined(ONNXC_AVX2)
+/* onnxc_lstm_cell16 and onnxc_gru_cell16 on 8 lanes (AVX2): sigmoid(x) = 1 / onnxc_sigden8(x),
+   tanh(x) = 2 sigmoid(2x) - 1, NaN kept (the numerator's clamp as onnxc_act8's).  The partial
+   last vector: masked loads, stores of its lanes (onnxc_storen8). */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_sigm8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  return _mm256_div_ps(_mm256_max_ps(one, _mm256_min_ps(one, x)), onnxc_sigden8(x));
+}
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_tanh8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f), t = _mm256_add_ps(x, x), n = _mm256_max_ps(one, _mm256_min_ps(one, t));
+  return _mm256_sub_ps(_mm256_div_ps(_mm256_add_ps(n, n), onnxc_sigden8(t)), one);
+}
+ONNXC_MAYBE_UNUSED static void onnxc_lstm_cell8(const float *pa, const float *P, float *c, float *h, int H) {
+  int j;
+  for (j = 0; j < H; j += 8) {
+    const __m256i k = onnxc_mask8(H - j);
+    const __m256 cv = _mm256_maskload_ps(c + j, k);
+    __m256 gi = _mm256_maskload_ps(pa + j, k), go = _mm256_maskload_ps(pa + H + j, k);
+    __m256 gf = _mm256_maskload_ps(pa + 2 * H + j, k), cn;
+    if (P) {
+      gi = _mm256_fmadd_ps(_mm256_maskload_ps(P + j, k), cv, gi);
+      gf = _mm256_fmadd_ps(_mm256_maskload_ps(P + 2 * H + j, k), cv, gf);
+    }
+    cn = _mm256_fmadd_ps(onnxc_sigm8(gf), cv, _mm256_mul_ps(onnxc_sigm8(gi), onnxc_tanh8(_mm256_maskload_ps(pa + 3 * H + j, k))));
+    onnxc_storen8(c + j, cn, H - j);
+    if (P) go = _mm256_fmadd_ps(_mm256_maskload_ps(P + H + j, k), cn, go);
+    onnxc_storen8(h + j, _mm256_mul_ps(onnxc_sigm8(go), onnxc_tanh8(cn)), H - j);
+  }
+}
+ONNXC_MAYBE_UNUSED static void onnxc_gru_cell8(const float *pa, const float *pg, float *h, int H, int lbr) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  int j;
+  for (j = 0; j < H; j += 8) {
+    const __m256i k = onnxc_mask8(H - j);
+    const __m256 z = onnxc_sigm8(_mm256_add_ps(_mm256_maskload_ps(pa + j, k), _mm256_maskload_ps(pg + j, k)));
+    const __m256 ph = _mm256_maskload_ps(pg + 2 * H + j, k), xh = _mm256_maskload_ps(pa + 2 * H + j, k);
+    __m256 hh;
+    if (lbr) {
+      const __m256 r = onnxc_sigm8(_mm256_add_ps(_mm256_maskload_ps(pa + H + j, k), _mm256_maskload_ps(pg + H + j, k)));
+      hh = onnxc_tanh8(_mm256_fmadd_ps(r, ph, xh));
+    } else {
+      hh = onnxc_tanh8(_mm256_add_ps(xh, ph));
+    }
+    onnxc_storen8(h + j, _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(one, z), hh), _mm256_mul_ps(z, _mm256_maskload_ps(h + j, k))),
+                  H - j);
+  }
+}
+#endif
+
 /* A packed for onnxc_sgemm: k blocks of ONNXC_KC, each holding panels of 8 rows: with
    b = k / KC, kc = the block's length (KC, or what is left of K), Mp = M rounded up to 8,
    A(m,k) = P[b*KC*Mp + (m/8)*8*kc + 8*(k % KC) + m%8]; rows past M are zero.  Each block is one
