@@ -30,7 +30,9 @@
  * output rows).  On a small plane (a padded window of at most 1024 pixels) one band covers it
  * and the channel groups take turns in one L1-sized window.  Measured on a Zen 4 core (whole
  * models, 12 alternating rounds, median ratio against the planar form): EfficientNet-B0 0.963,
- * MobileNetV2 0.980.
+ * MobileNetV2 0.980.  AVX2 targets (one thread) take the same form with groups of 8 channels
+ * (onnxc_dwb8) where the expansion's activation is not Relu or Clip: there it measured slower
+ * than the planar form (whose micro-kernel applies those to its sums in registers).
  *
  * Not an ONNX op and not in the op table (like FusedElementwise).  Inputs: X0 the block input,
  * X1/X2 the packed expansion weight and its bias, X3/X4 the depthwise weight (ONNX layout) and
@@ -191,9 +193,10 @@ static void band_close(Emit *e, Node *n, bool lanes) {
   ep(e, "}");
 }
 
-/* The lanes form: onnxc_dwb16 per band (the expansion and the depthwise convolution; their
-   output straight into the block's output rows, or into S2 for the projection). */
-static void dwblock_emit_lanes(Emit *e, Node *n) {
+/* The lanes form: onnxc_dwb16 (AVX-512) or onnxc_dwb8 (AVX2: fn) per band (the expansion and
+   the depthwise convolution; their output straight into the block's output rows, or into S2 for
+   the projection).  With tasks (--threads) AVX-512 only (onnxc_dwbl_par). */
+static void dwblock_emit_lanes(Emit *e, Node *n, const char *fn) {
   const DwBlock *b = n->priv;
   int64_t TR, part;
   if (lanes_tasks(e->ctx, n, &TR, &part) > 1) {
@@ -228,8 +231,8 @@ static void dwblock_emit_lanes(Emit *e, Node *n) {
   band_open(e, n, R);
   /* rows the previous band of the same height computed: moved up, not computed again */
   ep(e, "const int j0 = rows == prev_rows && top - prev_top < rows ? rows - (top - prev_top) : 0;");
-  ep(e, "onnxc_dwb16(%lld, %lld, x, %lld, %lld, top, rows, j0, top - prev_top, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, s1, %s, %s, on, %lld, &ed, %d);",
-     LL(b->C), LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW),
+  ep(e, "%s(%lld, %lld, x, %lld, %lld, top, rows, j0, top - prev_top, X1, &ee, X3, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, s1, %s, %s, on, %lld, &ed, %d);",
+     fn, LL(b->C), LL(b->Cin), LL(b->IH), LL(b->IW), LL(b->KH), LL(b->KW), LL(b->SH), LL(b->SW), LL(b->PW), LL(b->DH), LL(b->DW),
      LL(b->Wp), b->pj ? "s2" : fmt(e, "y + (long)o0 * %lld", LL(b->OW)),
      b->pj ? fmt(e, "(long)on * %lld", LL(b->OW)) : fmt(e, "%lldL", LL(b->OH * b->OW)), LL(b->OW), sh ? 1 : 0);
   band_close(e, n, true);
@@ -274,8 +277,16 @@ static void dwblock_emit(Emit *e, Node *n) {
   emit_use_template(e, "gemm");
   emit_use_template(e, "conv");
   if (b->lanes) {
+    int64_t TR, part;
     ep(e, "#if defined(ONNXC_AVX512)");
-    dwblock_emit_lanes(e, n);
+    dwblock_emit_lanes(e, n, "onnxc_dwb16");
+    /* AVX2: where the expansion's activation is not Relu or Clip (fused into the planar form's
+       micro-kernel sums; there onnxc_dwb8 measured slower: MobileNetV2's Relu6 blocks 1.04-1.34x
+       the planar time, EfficientNet-B0's and MobileNetV3's SiLU and HardSwish blocks 0.58-0.88x) */
+    if (lanes_tasks(e->ctx, n, &TR, &part) <= 1 && b->ex->fuse_act > FUSE_CLIP) {
+      ep(e, "#elif defined(ONNXC_AVX2)");
+      dwblock_emit_lanes(e, n, "onnxc_dwb8");
+    }
     ep(e, "#else");
   }
   dwblock_emit_planar(e, n);

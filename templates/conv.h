@@ -20,7 +20,7 @@
    onnxc_conv_sc (AVX-512): direct convolution of few input channels (stems), the input rows
    split by column phase into a band buffer so that every tap is a vector load.
    onnxc_dwb16 (AVX-512): one band of a DwBlock (1x1 expansion + depthwise) with the expanded
-   tensor in channel lanes, never transposed (below).
+   tensor in channel lanes, never transposed (below); onnxc_dwb8 the same on AVX2.
    onnxc_maxpool2d: 2-D max pooling, rows of 16 outputs. */
 #define ONNXC_KPMAX 49
 #define ONNXC_HAVE_DW2D 1 /* par.h: onnxc_dw2d_par, onnxc_wino_par, onnxc_conv_sc_par, onnxc_conv_t_par */
@@ -587,6 +587,300 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int I
       const int c0 = 16 * (g + q), nc = C - c0 < 16 ? C - c0 : 16;
       onnxc_dwc16_grp((const __m512 *)(const void *)(s1 + (g + q) * gs), Wp, w, c0, nc, KH, KW, SH, SW, DH, DW, y, ldy,
                       on, OW, ed);
+    }
+  }
+}
+#endif
+
+#if defined(ONNXC_AVX2)
+/* ---- the AVX2 forms of the channel-lanes depthwise and DwBlock kernels -------------------------
+   onnxc_dwc8_grp / onnxc_pwl8_gNG / onnxc_dwb8: onnxc_dwc16_grp, onnxc_pwl16_gNG and onnxc_dwb16
+   with 8 channels per group (one __m256 per pixel), 8 x 8 transposes.  The planar DwBlock form
+   they replace on AVX2 copied every expanded plane into a zero-padded buffer (stride 2: split
+   into even and odd columns) for the depthwise kernel: EfficientNet-B0's 16 -> 96 block on
+   112 x 112 -> 56 x 56 spent 1.19M TSC ticks in the depthwise part, 4.5 flops per tick. */
+#define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
+#define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
+#if defined(__GNUC__)
+#define ONNXC_INREG1(x) __asm__("" : "+x"(x))
+#define ONNXC_OPAQUE(p) __asm__("" : "+r"(p))
+#define ONNXC_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ONNXC_INREG1(x) (void)0
+#define ONNXC_OPAQUE(p) (void)0
+#define ONNXC_UNROLL
+#endif
+
+/* Writes the n <= 8 pixels p0.. held in st (st[i] = pixel p0 + i, lane c = channel c0 + c) to
+   the nc output planes y + c ldy through e: without a residual or per-column bias, the bias,
+   the activation (onnxc_act8) and e->sum's pixel sums before the transpose (one vector per
+   pixel); else after it, per plane. */
+ONNXC_MAYBE_UNUSED static void onnxc_dwc8_flush(__m256 *st, long p0, int n, int nc, float *y, long ldy,
+                                               const onnxc_epi *e, int c0) {
+  int c, i;
+  if (e && !e->res && !e->bias_cols) {
+    const __m256 bv = e->bias ? _mm256_maskload_ps(e->bias + c0, onnxc_mask8(nc)) : _mm256_setzero_ps();
+    for (i = 0; i < n; i++) st[i] = onnxc_act8(_mm256_add_ps(st[i], bv), e->act, e->alpha, e->beta);
+    if (e->sum) {
+      __m256 a = st[0];
+      for (i = 1; i < n; i++) a = _mm256_add_ps(a, st[i]);
+      onnxc_storen8(e->sum + c0, _mm256_add_ps(_mm256_maskload_ps(e->sum + c0, onnxc_mask8(nc)), a), nc);
+    }
+    onnxc_tr8(st);
+    for (c = 0; c < nc; c++) onnxc_storen8(y + (long)c * ldy + p0, st[c], n);
+    return;
+  }
+  onnxc_tr8(st);
+  for (c = 0; c < nc; c++) {
+    float *yc = y + (long)c * ldy + p0;
+    onnxc_storen8(yc, st[c], n);
+    if (e) {
+      onnxc_epi_tile(e, yc, ldy, c0 + c, 1, (int)p0, n);
+      if (e->sum)
+        for (i = 0; i < n; i++) e->sum[c0 + c] += yc[i];
+    }
+  }
+}
+
+/* The N results a_[] of pixels op.. into the staging tile, flushed per 8 pixels. */
+#define ONNXC_DWC8_STAGE(N)                                                                          \
+  for (j_ = 0; j_ < N; j_++, op++) {                                                                 \
+    st[op & 7] = a_[j_];                                                                             \
+    if ((op & 7) == 7 || op == OHW - 1)                                                              \
+      onnxc_dwc8_flush(st, op & ~7L, (int)(op & 7) + 1, nc, y + (long)c0 * ldy, ldy, e, c0);         \
+  }
+/* N consecutive output pixels op.. (flat, across rows), any kernel: as ONNXC_DWC_PIECE */
+#define ONNXC_DWC8_PIECE(N)                                                                          \
+  {                                                                                                  \
+    __m256 a_[N];                                                                                    \
+    long o_[N];                                                                                      \
+    int j_, kh_, kw_;                                                                                \
+    for (j_ = 0; j_ < N; j_++) {                                                                     \
+      o_[j_] = (op + j_) / OW * SH * Wp + (op + j_) % OW * SW;                                       \
+      a_[j_] = _mm256_setzero_ps();                                                                  \
+    }                                                                                                \
+    for (kh_ = 0; kh_ < KH; kh_++)                                                                   \
+      for (kw_ = 0; kw_ < KW; kw_++) {                                                               \
+        const __m256 wv_ = wt[kh_ * KW + kw_], *p_ = xt + (long)kh_ * DH * Wp + kw_ * DW;            \
+        for (j_ = 0; j_ < N; j_++) a_[j_] = _mm256_fmadd_ps(wv_, p_[o_[j_]], a_[j_]);                \
+      }                                                                                              \
+    ONNXC_DWC8_STAGE(N)                                                                              \
+  }
+/* N outputs ow.. of output row oh, square KW_ x KW_ kernel, stride S_ both ways (dilation 1):
+   as ONNXC_DWC_ROW (taps in (kh, kw) order) */
+#define ONNXC_DWC8_ROW(N, S_, KW_)                                                                   \
+  {                                                                                                  \
+    __m256 a_[N];                                                                                    \
+    const __m256 *wb_ = wt;                                                                          \
+    int j_, kh_, kw_;                                                                                \
+    ONNXC_OPAQUE(wb_);                                                                               \
+    for (j_ = 0; j_ < N; j_++) a_[j_] = _mm256_setzero_ps();                                         \
+    ONNXC_UNROLL for (kh_ = 0; kh_ < KW_; kh_++) {                                                   \
+      const __m256 *p_ = xt + (long)(oh * S_ + kh_) * Wp + ow * S_, *w_ = wb_ + kh_ * KW_;           \
+      ONNXC_UNROLL for (kw_ = 0; kw_ < KW_; kw_++) {                                                 \
+        __m256 wk_ = w_[kw_];                                                                        \
+        ONNXC_INREG1(wk_);                                                                           \
+        ONNXC_UNROLL for (j_ = 0; j_ < N; j_++) a_[j_] = _mm256_fmadd_ps(wk_, p_[j_ * S_ + kw_], a_[j_]); \
+      }                                                                                              \
+    }                                                                                                \
+    ONNXC_DWC8_STAGE(N)                                                                              \
+    ow += N;                                                                                         \
+  }
+#define ONNXC_DWC8_ROWS7(S_, KW_)                                                                    \
+  for (oh = 0; oh < OH; oh++) {                                                                      \
+    ow = 0;                                                                                          \
+    ONNXC_DWC8_ROW(7, S_, KW_)                                                                       \
+  }
+/* one output row (OW >= 8) in pieces of balanced widths 4..8 */
+#define ONNXC_DWC8_ROWS(S_, KW_)                                                                     \
+  for (oh = 0; oh < OH; oh++) {                                                                      \
+    const int np_ = (OW + 7) / 8, wd_ = OW / np_, ex_ = OW % np_;                                    \
+    int pc_;                                                                                         \
+    ow = 0;                                                                                          \
+    for (pc_ = 0; pc_ < np_; pc_++)                                                                  \
+      switch (wd_ + (pc_ < ex_)) {                                                                   \
+      case 8: ONNXC_DWC8_ROW(8, S_, KW_) break;                                                      \
+      case 7: ONNXC_DWC8_ROW(7, S_, KW_) break;                                                      \
+      case 6: ONNXC_DWC8_ROW(6, S_, KW_) break;                                                      \
+      case 5: ONNXC_DWC8_ROW(5, S_, KW_) break;                                                      \
+      default: ONNXC_DWC8_ROW(4, S_, KW_) break;                                                     \
+      }                                                                                              \
+  }
+
+/* One group of nc <= 8 depthwise channels c0.. from its input in channel lanes (xt: [rows][Wp]
+   vectors, zero-padded; output pixel (oh, ow) reads xt[(oh SH + kh DH) Wp + ow SW + kw DW] at
+   tap (kh, kw)); w the ONNX weights of all channels; outputs to the planes y + (c0 + c) ldy
+   through e. */
+ONNXC_MAYBE_UNUSED static void onnxc_dwc8_grp(const __m256 *xt, int Wp, const float *w, int c0, int nc, int KH, int KW,
+                                              int SH, int SW, int DH, int DW, float *y, long ldy, int OH, int OW,
+                                              const onnxc_epi *e) {
+  const long OHW = (long)OH * OW;
+  const int KP = KH * KW, sq = DH == 1 && DW == 1 && KH == KW && SH == SW;
+  __m256 wt[ONNXC_KPMAX + 7], st[8];
+  long op = 0;
+  int c, t, oh, ow;
+  for (c = 0; c < 8; c++) st[c] = _mm256_setzero_ps(); /* (a flush of fewer pixels transposes the rest) */
+  for (t = 0; t < KP; t += 8) { /* taps t..t+7 of the group's weights, transposed */
+    const __m256i k = onnxc_mask8(KP - t);
+    for (c = 0; c < 8; c++) wt[t + c] = c < nc ? _mm256_maskload_ps(w + (long)(c0 + c) * KP + t, k) : _mm256_setzero_ps();
+    onnxc_tr8(wt + t);
+  }
+  if (sq && OW >= 8 && SW == 1 && KW == 3) ONNXC_DWC8_ROWS(1, 3)
+  else if (sq && OW >= 8 && SW == 1 && KW == 5) ONNXC_DWC8_ROWS(1, 5)
+  else if (sq && OW >= 8 && SW == 2 && KW == 3) ONNXC_DWC8_ROWS(2, 3)
+  else if (sq && OW >= 8 && SW == 2 && KW == 5) ONNXC_DWC8_ROWS(2, 5)
+  else if (sq && OW == 7 && SW == 1 && KW == 3) ONNXC_DWC8_ROWS7(1, 3)
+  else if (sq && OW == 7 && SW == 1 && KW == 5) ONNXC_DWC8_ROWS7(1, 5)
+  else if (sq && OW == 7 && SW == 2 && KW == 5) ONNXC_DWC8_ROWS7(2, 5)
+  else
+    while (op < OHW) {
+      const long left = OHW - op;
+      if (left >= 8) ONNXC_DWC8_PIECE(8)
+      else if (left >= 4) ONNXC_DWC8_PIECE(4)
+      else if (left >= 2) ONNXC_DWC8_PIECE(2)
+      else ONNXC_DWC8_PIECE(1)
+    }
+}
+
+/* The activation of ea (not Relu or Clip) on N pixels of NG groups already stored at dst from
+   pixel (row, col): out of the pixel blocks' code, as onnxc_pwl16_act */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, long dgs, int NG, int row, int col, int N,
+                                              int IW, int Wp) {
+  const onnxc_epi el = *ea;
+  int i, g;
+  if (el.act == ONNXC_ACT_SILU && NG == 2 && col + N <= IW) { /* (the common case: unrolled, one row) */
+    __m256 *d0 = dst + (long)row * Wp + col, *d1 = d0 + dgs;
+    for (i = 0; i < N; i++) {
+      const __m256 a = d0[i], b = d1[i];
+      d0[i] = _mm256_div_ps(a, onnxc_sigden8(a));
+      d1[i] = _mm256_div_ps(b, onnxc_sigden8(b));
+    }
+    return;
+  }
+  for (i = 0; i < N; i++) {
+    for (g = 0; g < NG; g++) {
+      __m256 *d = dst + g * dgs + (long)row * Wp + col;
+      *d = onnxc_act8(*d, el.act, el.alpha, el.beta);
+    }
+    if (++col == IW) {
+      col = 0;
+      row++;
+    }
+  }
+}
+/* N pixels p.. of NG channel groups: N NG sums over all k (each broadcast input value feeds NG
+   FMAs; the NG weight vectors of a k step held in registers), then the stores: clamped (Relu,
+   Clip), plain, or plain and then onnxc_pwl8_act */
+#define ONNXC_PWL8(N, NG)                                                                            \
+  {                                                                                                  \
+    __m256 a_[NG][N];                                                                                \
+    const float *xp_ = x + p;                                                                        \
+    const int r0_ = row, c0_ = col;                                                                  \
+    ONNXC_UNROLL for (g = 0; g < NG; g++) ONNXC_UNROLL for (i = 0; i < N; i++) a_[g][i] = bv[g];    \
+    for (k = 0; k < K; k++, xp_ += ldx) {                                                            \
+      __m256 wv_[NG];                                                                                \
+      ONNXC_UNROLL for (g = 0; g < NG; g++) {                                                        \
+        wv_[g] = _mm256_loadu_ps(wg + g * wgs + 8L * k);                                             \
+        ONNXC_INREG1(wv_[g]);                                                                        \
+      }                                                                                              \
+      ONNXC_UNROLL for (i = 0; i < N; i++) {                                                         \
+        const __m256 xb_ = _mm256_broadcast_ss(xp_ + i);                                             \
+        ONNXC_UNROLL for (g = 0; g < NG; g++) a_[g][i] = _mm256_fmadd_ps(wv_[g], xb_, a_[g][i]);     \
+      }                                                                                              \
+    }                                                                                                \
+    ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
+      ONNXC_UNROLL for (g = 0; g < NG; g++) dst[g * dgs + (long)row * Wp + col] =                    \
+          clamp_ ? _mm256_min_ps(_mm256_max_ps(a_[g][i], _mm256_set1_ps(lo_)), _mm256_set1_ps(hi_)) : a_[g][i]; \
+      if (++col == IW) {                                                                             \
+        col = 0;                                                                                     \
+        row++;                                                                                       \
+      }                                                                                              \
+    }                                                                                                \
+    if (!simple_) onnxc_pwl8_act(ea, dst, dgs, NG, r0_, c0_, N, IW, Wp);                             \
+    p += N;                                                                                          \
+  }
+/* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW), NG groups of 8
+   output channels: pixel p = r IW + c of group g to dst[g dgs + r Wp + c] = act(bv[g] + sum_k
+   wg[g wgs + 8 k ..] x[k ldx + p]) (ea: no bias, no residual).  Blocks of 6 pixels (12 sums
+   for two groups); 6..11 pixels left as two blocks. */
+#define ONNXC_PWL8_DEF(NAME, NG)                                                                                 \
+  ONNXC_MAYBE_UNUSED static void NAME(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,     \
+                                      long wgs, const __m256 *bv, const onnxc_epi *ea, __m256 *dst, long dgs) {    \
+    const int simple_ = ea->act <= ONNXC_ACT_CLIP, clamp_ = ea->act == ONNXC_ACT_RELU || ea->act == ONNXC_ACT_CLIP; \
+    /* (the bounds as floats: as vectors, live across the k loops, they took registers from the \
+       sums, one of which then went to the stack and back in every k step) */                                   \
+    const float lo_ = ea->act == ONNXC_ACT_CLIP ? ea->alpha : 0.0f, hi_ = ea->act == ONNXC_ACT_CLIP ? ea->beta : INFINITY; \
+    int p = 0, k, i, g, row = 0, col = 0;                                                                        \
+    while (n - p >= 10) ONNXC_PWL8(5, NG)                                                                        \
+    while (n > p) {                                                                                              \
+      const int r = n - p, b = r >= 5 ? r / 2 : r; /* r = 5..9: two blocks */                                    \
+      switch (b) {                                                                                               \
+      case 4: ONNXC_PWL8(4, NG) break;                                                                           \
+      case 3: ONNXC_PWL8(3, NG) break;                                                                           \
+      case 2: ONNXC_PWL8(2, NG) break;                                                                           \
+      case 1: ONNXC_PWL8(1, NG) break;                                                                           \
+      default: ONNXC_PWL8(5, NG) break;                                                                          \
+      }                                                                                                          \
+    }                                                                                                            \
+  }
+ONNXC_PWL8_DEF(onnxc_pwl8_g1, 1)
+ONNXC_PWL8_DEF(onnxc_pwl8_g2, 2)
+
+/* onnxc_dwb16's band (same arguments and scratch) with groups of 8 channels: the expansion two
+   groups per pass (where their weights fit the table), each group's window [rows][Wp] of 8-float
+   pixels at s1 + G rows Wp 8 (G: the group, or with shared its place in the pass: two windows
+   within the 16-lane window's scratch). */
+ONNXC_MAYBE_UNUSED static void onnxc_dwb8(int C, int Cin, const float *x, int IH, int IW, int top, int rows, int j0,
+                                          int shift, const float *A, const onnxc_epi *ee, const float *w, int KH,
+                                          int KW, int SH, int SW, int PW, int DH, int DW, int Wp, float *s1, float *y,
+                                          long ldy, int on, int OW, const onnxc_epi *ed, int shared) {
+  const long IHW = (long)IH * IW, gs = (long)rows * Wp * 8;
+  const int G = (C + 7) / 8, Mp = (C + 7) / 8 * 8;
+  const int fit = 2 * ONNXC_DWB_KMAX / (Cin > 0 ? Cin : 1), ngm = fit < 2 ? 1 : 2; /* groups per pass */
+  float wg[16 * ONNXC_DWB_KMAX];
+  __m256 bv[2];
+  onnxc_epi ea = *ee;
+  int g, j = 0, i, jz = 0, q;
+  s1 = ONNXC_DWB_ALIGN(s1);
+  ea.bias = (const float *)0;
+  ea.res = (const float *)0;
+  for (g = 0; g < G; g += q) {
+    const int NG = G - g < ngm ? G - g : ngm;
+    const long w0 = shared ? 0 : g; /* the pass's first window */
+    for (q = 0; q < NG; q++) {
+      float *sg = s1 + (w0 + q) * gs, *wq = wg + 8L * Cin * q;
+      const int c0 = 8 * (g + q), nc = C - c0 < 8 ? C - c0 : 8;
+      int k;
+      bv[q] = ee->bias ? _mm256_maskload_ps(ee->bias + c0, onnxc_mask8(nc)) : _mm256_setzero_ps();
+      for (k = 0; k < Cin && k < ONNXC_DWB_KMAX; k++) { /* the group's weights [k][8]: its panel's rows */
+        const int kb = k / ONNXC_KC * ONNXC_KC, kc = Cin - kb < ONNXC_KC ? Cin - kb : ONNXC_KC;
+        const float *pk = A + (long)kb * Mp + (long)c0 * kc + (k - kb) * 8;
+        for (i = 0; i < 8; i++) wq[8 * k + i] = pk[i];
+      }
+      if (j0 > 0) memmove(sg, sg + (long)shift * Wp * 8, sizeof(float) * (size_t)j0 * (size_t)Wp * 8);
+      for (j = j0; j < rows && top + j < 0; j++) memset(sg + (long)j * Wp * 8, 0, sizeof(float) * 8 * (size_t)Wp);
+      jz = IH - top < rows ? IH - top : rows;
+      if (jz < j) jz = j;
+      for (i = jz; i < rows; i++) memset(sg + (long)i * Wp * 8, 0, sizeof(float) * 8 * (size_t)Wp);
+      for (i = j; i < jz; i++) { /* the padding columns of the rows computed below */
+        memset(sg + (long)i * Wp * 8, 0, sizeof(float) * 8 * (size_t)PW);
+        memset(sg + ((long)i * Wp + PW + IW) * 8, 0, sizeof(float) * 8 * (size_t)(Wp - PW - IW));
+      }
+    }
+    if (jz > j) { /* input rows top + j .. top + jz - 1 of the NG groups */
+      const float *xr = x + (long)(top + j) * IW;
+      __m256 *r = (__m256 *)(void *)(s1 + w0 * gs + ((long)j * Wp + PW) * 8);
+      const int n = (jz - j) * IW;
+      if (NG == 2) onnxc_pwl8_g2(Cin, xr, IHW, n, IW, Wp, wg, 8L * Cin, bv, &ea, r, gs / 8);
+      else onnxc_pwl8_g1(Cin, xr, IHW, n, IW, Wp, wg, 8L * Cin, bv, &ea, r, gs / 8);
+    }
+    for (q = 0; q < NG; q++) {
+      const int c0 = 8 * (g + q), nc = C - c0 < 8 ? C - c0 : 8;
+      onnxc_dwc8_grp((const __m256 *)(const void *)(s1 + (w0 + q) * gs), Wp, w, c0, nc, KH, KW, SH, SW, DH, DW, y, ldy,
+                     on, OW, ed);
     }
   }
 }
