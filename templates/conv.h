@@ -2466,6 +2466,70 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, in
      B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]   A^T = [1 1 1 0; 0 1 -1 -1] */
 #define ONNXC_WINO_LD(n) ((n) % 512 == 0 ? (n) + 16 : (n))
 #define ONNXC_WBT(d0, d1, d2, d3, t0, t1, t2, t3) t0 = (d0) - (d2); t1 = (d1) + (d2); t2 = (d2) - (d1); t3 = (d1) - (d3);
+/* Tiles per step of the transforms' tile loops: one vector of them (AVX2: 8; AVX-512: 16; the
+   portable loops take one tile at a time in steps of 16) */
+#if defined(ONNXC_AVX2)
+#define ONNXC_WTS 8
+#else
+#define ONNXC_WTS 16
+#endif
+
+#if defined(ONNXC_AVX2)
+/* Columns col..col+7 of an input row of W floats, zero outside [0, W): a plain load inside,
+   else a masked one (the row's neighbours are not read). */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_wld8(const float *row, int col, int W) {
+  if (col >= 0 && col + 8 <= W) return _mm256_loadu_ps(row + col);
+  return _mm256_maskload_ps((const float *)ONNXC_FAR(row, col), _mm256_andnot_si256(onnxc_mask8(-col), onnxc_mask8(W - col)));
+}
+/* n (> 0) floats at p, zero in the lanes past them */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_ldn8(const float *p, int n) {
+  return n >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, onnxc_mask8(n));
+}
+/* The epilogue on 8 lanes of row m, columns n.. of which cnt (> 0) exist, for activations with a
+   vector form (ONNXC_ACT8_OK): onnxc_epi_row's operations (bias, then residual, then act). */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_epi8(const onnxc_epi *e, __m256 x, int m, int n, int cnt) {
+  if (e->bias) x = _mm256_add_ps(x, e->bias_cols ? onnxc_ldn8(e->bias + n, cnt) : _mm256_set1_ps(e->bias[m]));
+  if (e->res) x = _mm256_add_ps(x, onnxc_ldn8(e->res + (long)m * e->ldr + n, cnt));
+  return onnxc_act8(x, e->act, e->alpha, e->beta);
+}
+/* The epilogue of the Winograd output transforms, set up once per call: the common forms (a
+   per-row bias or none, then Relu, Clip or nothing: no residual) with their constants in vectors
+   (clamp: max with lo, then min with hi, as onnxc_act8), the other vector forms through
+   onnxc_epi8 (ev), the rest by the caller on the stored rows (onnxc_epi_tile) */
+typedef struct onnxc_wepi8 {
+  const onnxc_epi *e, *ev; /* e: the epilogue; ev: e where onnxc_epi8 runs it */
+  __m256 lo, hi, bv;       /* bv: row m's bias (onnxc_wepi8_row) */
+  int fast, clamp, hb;
+} onnxc_wepi8;
+ONNXC_MAYBE_UNUSED static inline onnxc_wepi8 onnxc_wepi8_init(const onnxc_epi *e) {
+  onnxc_wepi8 w;
+  w.e = e;
+  w.fast = e && !e->res && !e->bias_cols && e->act <= ONNXC_ACT_CLIP;
+  w.ev = e && !w.fast && ONNXC_ACT8_OK(e->act) ? e : (const onnxc_epi *)0;
+  w.clamp = w.fast && e->act != ONNXC_ACT_NONE;
+  w.hb = w.fast && e->bias;
+  w.lo = _mm256_set1_ps(w.clamp && e->act == ONNXC_ACT_CLIP ? e->alpha : 0.0f);
+  w.hi = _mm256_set1_ps(w.clamp && e->act == ONNXC_ACT_CLIP ? e->beta : INFINITY);
+  w.bv = _mm256_setzero_ps();
+  return w;
+}
+#define ONNXC_WEPI8_ROW(w, m) ((w).bv = (w).hb ? _mm256_set1_ps((w).e->bias[m]) : (w).bv)
+/* cnt (> 0) outputs at yp (row m, column n of the epilogue), plus the addend there (acc), then
+   the epilogue */
+ONNXC_MAYBE_UNUSED static inline void onnxc_wout8(float *yp, __m256 r, int acc, const onnxc_wepi8 *w, int m, int n, int cnt) {
+  if (acc) r = _mm256_add_ps(r, onnxc_ldn8(yp, cnt));
+  if (w->hb) r = _mm256_add_ps(r, w->bv);
+  if (w->clamp) r = _mm256_min_ps(_mm256_max_ps(r, w->lo), w->hi);
+  else if (w->ev) r = onnxc_epi8(w->ev, r, m, n, cnt);
+  onnxc_storen8(yp, r, cnt);
+}
+/* what onnxc_wout8 left to do on the stored row (cnt outputs at yp, row m, column n) */
+#define ONNXC_WEPI8_REST(w, yp, W, m, n, cnt) \
+  if ((w).e && !(w).fast && !(w).ev) onnxc_epi_tile((w).e, yp, W, m, 1, n, cnt)
+/* even / odd lanes of a, b (16 consecutive floats) in order */
+#define ONNXC_EVEN8(a, b) _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8))
+#define ONNXC_ODD8(a, b) _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8))
+#endif
 
 /* tile rows [r0, r1) and output channels [m_lo, m_hi) (m_lo a multiple of 8) of the plane
    (onnxc_wino23 takes them all; onnxc_wino_par a share of one or the other each) */
@@ -2478,6 +2542,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
   const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)M * TB);
   float *V = scratch, *O = scratch + 16 * vs;
   int t0, xi;
+#if defined(ONNXC_AVX2)
+  onnxc_wepi8 we = onnxc_wepi8_init(e);
+#endif
   for (t0 = r0 * TX; t0 < T; t0 += TB) {
     const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
     int c, m, ty;
@@ -2486,8 +2553,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
       const float *xc = x + (long)c * H * W;
       for (ty = ty0; ty < ty1; ty++) {
         int tx0;
-        for (tx0 = 0; tx0 < TX; tx0 += 16) {
-          const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+        for (tx0 = 0; tx0 < TX; tx0 += ONNXC_WTS) {
+          const int nt = TX - tx0 < ONNXC_WTS ? TX - tx0 : ONNXC_WTS, ti = (ty - ty0) * TX + tx0;
 #if defined(ONNXC_AVX512)
           const __m512i ev_i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
           const __m512i od_i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
@@ -2534,6 +2601,40 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
             _mm512_mask_storeu_ps(vp + 2 * xs, km, _mm512_sub_ps(t[r][2], t[r][1]));
             _mm512_mask_storeu_ps(vp + 3 * xs, km, _mm512_sub_ps(t[r][1], t[r][3]));
           }
+#elif defined(ONNXC_AVX2)
+          /* 8 tiles: patch columns j of tile q are input columns c0 + 2 q + j, the even and odd
+             lanes of the 16 columns from c0 (j = 0, 1) and of those from c0 + 2 (j = 2, 3) */
+          const int c0 = 2 * tx0 - 1;
+          __m256 d[4][4], t[4][4];
+          int r, j;
+          for (r = 0; r < 4; r++) {
+            const int ih = 2 * ty + r - 1; /* patch row r */
+            if (ih < 0 || ih >= H) {
+              d[r][0] = d[r][1] = d[r][2] = d[r][3] = _mm256_setzero_ps();
+            } else {
+              const float *row = xc + (long)ih * W;
+              const __m256 a = onnxc_wld8(row, c0, W), b = onnxc_wld8(row, c0 + 8, W);
+              const __m256 a2 = onnxc_wld8(row, c0 + 2, W), b2 = onnxc_wld8(row, c0 + 10, W);
+              d[r][0] = ONNXC_EVEN8(a, b);
+              d[r][1] = ONNXC_ODD8(a, b);
+              d[r][2] = ONNXC_EVEN8(a2, b2);
+              d[r][3] = ONNXC_ODD8(a2, b2);
+            }
+          }
+          for (j = 0; j < 4; j++) {
+            t[0][j] = _mm256_sub_ps(d[0][j], d[2][j]);
+            t[1][j] = _mm256_add_ps(d[1][j], d[2][j]);
+            t[2][j] = _mm256_sub_ps(d[2][j], d[1][j]);
+            t[3][j] = _mm256_sub_ps(d[1][j], d[3][j]);
+          }
+          for (r = 0; r < 4; r++) {
+            float *vp = V + (4 * r) * vs + (long)c * TB + ti;
+            const long xs = vs; /* next xi */
+            onnxc_storen8(vp, _mm256_sub_ps(t[r][0], t[r][2]), nt);
+            onnxc_storen8(vp + xs, _mm256_add_ps(t[r][1], t[r][2]), nt);
+            onnxc_storen8(vp + 2 * xs, _mm256_sub_ps(t[r][2], t[r][1]), nt);
+            onnxc_storen8(vp + 3 * xs, _mm256_sub_ps(t[r][1], t[r][3]), nt);
+          }
 #else
           int q, r, j;
           for (q = 0; q < nt; q++) {
@@ -2566,10 +2667,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
     /* output transform and epilogue */
     for (m = m_lo; m < m_hi; m++) {
       float *ym = y + (long)m * H * W;
+#if defined(ONNXC_AVX2)
+      ONNXC_WEPI8_ROW(we, m);
+#endif
       for (ty = ty0; ty < ty1; ty++) {
         int tx0;
-        for (tx0 = 0; tx0 < TX; tx0 += 16) {
-          const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+        for (tx0 = 0; tx0 < TX; tx0 += ONNXC_WTS) {
+          const int nt = TX - tx0 < ONNXC_WTS ? TX - tx0 : ONNXC_WTS, ti = (ty - ty0) * TX + tx0;
           const float *op = O + (long)m * TB + ti;
           const long xs = os;
 #if defined(ONNXC_AVX512)
@@ -2601,6 +2705,35 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
             }
             _mm512_mask_storeu_ps(ym + (long)oh * W + ow0, k0, r0);
             _mm512_mask_storeu_ps(ym + (long)oh * W + ow0 + 16, k1, r1);
+          }
+#elif defined(ONNXC_AVX2)
+          /* 8 tiles (the epilogue: onnxc_wepi8) */
+          const __m256i km = onnxc_mask8(nt);
+          __m256 s[2][4];
+          int j, a;
+          for (j = 0; j < 4; j++) {
+            __m256 m0, m1, m2, m3;
+            if (nt == 8) {
+              m0 = _mm256_loadu_ps(op + j * xs), m1 = _mm256_loadu_ps(op + (4 + j) * xs);
+              m2 = _mm256_loadu_ps(op + (8 + j) * xs), m3 = _mm256_loadu_ps(op + (12 + j) * xs);
+            } else {
+              m0 = _mm256_maskload_ps(op + j * xs, km), m1 = _mm256_maskload_ps(op + (4 + j) * xs, km);
+              m2 = _mm256_maskload_ps(op + (8 + j) * xs, km), m3 = _mm256_maskload_ps(op + (12 + j) * xs, km);
+            }
+            s[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
+            s[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
+          }
+          for (a = 0; a < 2; a++) {
+            const int oh = 2 * ty + a, ow0 = 2 * tx0, n = W - ow0 < 16 ? W - ow0 : 16;
+            const __m256 y0 = _mm256_add_ps(_mm256_add_ps(s[a][0], s[a][1]), s[a][2]);
+            const __m256 y1 = _mm256_sub_ps(_mm256_sub_ps(s[a][1], s[a][2]), s[a][3]);
+            const __m256 lo = _mm256_unpacklo_ps(y0, y1), hi = _mm256_unpackhi_ps(y0, y1); /* tiles 0 1 4 5, 2 3 6 7 */
+            float *yp;
+            if (oh >= H) continue;
+            yp = ym + (long)oh * W + ow0;
+            onnxc_wout8(yp, _mm256_permute2f128_ps(lo, hi, 0x20), acc, &we, m, oh * W + ow0, n < 8 ? n : 8);
+            if (n > 8) onnxc_wout8(yp + 8, _mm256_permute2f128_ps(lo, hi, 0x31), acc, &we, m, oh * W + ow0 + 8, n - 8);
+            ONNXC_WEPI8_REST(we, yp, W, m, oh * W + ow0, n);
           }
 #else
           int q, j, a;
@@ -2687,6 +2820,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
   const long vs = ONNXC_WINO_LD((long)C * TB), os = ONNXC_WINO_LD((long)MB * TB);
   float *V = scratch, *O = scratch + 36 * vs;
   int t0, xi;
+#if defined(ONNXC_AVX2)
+  onnxc_wepi8 we = onnxc_wepi8_init(e);
+#endif
   for (t0 = r0 * TX; t0 < T; t0 += TB) {
     const int tb = T - t0 < TB ? T - t0 : TB, ty0 = t0 / TX, ty1 = (t0 + tb) / TX; /* tile rows [ty0, ty1) */
     int c, m, m0, ty;
@@ -2695,8 +2831,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
       const float *xc = x + (long)c * H * W;
       for (ty = ty0; ty < ty1; ty++) {
         int tx0;
-        for (tx0 = 0; tx0 < TX; tx0 += 16) {
-          const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+        for (tx0 = 0; tx0 < TX; tx0 += ONNXC_WTS) {
+          const int nt = TX - tx0 < ONNXC_WTS ? TX - tx0 : ONNXC_WTS, ti = (ty - ty0) * TX + tx0;
 #if defined(ONNXC_AVX512)
 #define ONNXC_WT __m512
           const __m512i ix[4] = {
@@ -2734,6 +2870,46 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
             ONNXC_WBT6(_mm512_add_ps, _mm512_sub_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps, c4, c5, d[0], d[1], d[2], d[3],
                        d[4], d[5], o[0], o[1], o[2], o[3], o[4], o[5])
             for (j = 0; j < 6; j++) _mm512_mask_storeu_ps(V + (6 * r + j) * vs + (long)c * TB + ti, km, o[j]);
+          }
+#undef ONNXC_WT
+#elif defined(ONNXC_AVX2)
+#define ONNXC_WT __m256
+          /* 8 tiles, input columns c0 .. c0 + 33 in five vectors (128-bit half h of vector v:
+             the patch columns 0..3 of tile 2 v + h), the column transform B^T on them, then per
+             patch row the lanes regrouped by tile: halves paired across vectors (tiles q and
+             q + 4 in one vector) and a 4 x 4 transpose within the halves gives patch columns
+             0..3 of tiles 0..7; the same on the pairs one tile on, columns 4 and 5. */
+          const __m256 c4 = _mm256_set1_ps(4.0f), c5 = _mm256_set1_ps(5.0f);
+          const int c0 = 4 * tx0 - 1;
+          __m256 tr[6][5];
+          int r, v, j;
+          for (v = 0; v < 5; v++) {
+            __m256 rw[6];
+            for (r = 0; r < 6; r++) {
+              const int ih = 4 * ty + r - 1;
+              rw[r] = ih < 0 || ih >= H ? _mm256_setzero_ps() : onnxc_wld8(xc + (long)ih * W, c0 + 8 * v, W);
+            }
+            ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, rw[0], rw[1], rw[2], rw[3],
+                       rw[4], rw[5], tr[0][v], tr[1][v], tr[2][v], tr[3][v], tr[4][v], tr[5][v])
+          }
+          for (r = 0; r < 6; r++) {
+            const __m256 *s = tr[r];
+            const __m256 p0 = _mm256_permute2f128_ps(s[0], s[2], 0x20), p1 = _mm256_permute2f128_ps(s[0], s[2], 0x31); /* tiles 0|4, 1|5 */
+            const __m256 p2 = _mm256_permute2f128_ps(s[1], s[3], 0x20), p3 = _mm256_permute2f128_ps(s[1], s[3], 0x31); /* 2|6, 3|7 */
+            const __m256 p4 = _mm256_permute2f128_ps(s[2], s[4], 0x20);                                                  /* 4|8 */
+            const __m256 l0 = _mm256_unpacklo_ps(p0, p1), l1 = _mm256_unpacklo_ps(p2, p3);
+            const __m256 h0 = _mm256_unpackhi_ps(p0, p1), h1 = _mm256_unpackhi_ps(p2, p3);
+            const __m256 l2 = _mm256_unpacklo_ps(p1, p2), l3 = _mm256_unpacklo_ps(p3, p4);
+            __m256 d[6], o[6];
+            d[0] = _mm256_shuffle_ps(l0, l1, 0x44);
+            d[1] = _mm256_shuffle_ps(l0, l1, 0xee);
+            d[2] = _mm256_shuffle_ps(h0, h1, 0x44);
+            d[3] = _mm256_shuffle_ps(h0, h1, 0xee);
+            d[4] = _mm256_shuffle_ps(l2, l3, 0x44);
+            d[5] = _mm256_shuffle_ps(l2, l3, 0xee);
+            ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, d[0], d[1], d[2], d[3],
+                       d[4], d[5], o[0], o[1], o[2], o[3], o[4], o[5])
+            for (j = 0; j < 6; j++) onnxc_storen8(V + (6 * r + j) * vs + (long)c * TB + ti, o[j], nt);
           }
 #undef ONNXC_WT
 #else
@@ -2776,10 +2952,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
       /* output transform and epilogue */
       for (m = m0; m < m0 + mb; m++) {
         float *ym = y + (long)m * H * W;
+#if defined(ONNXC_AVX2)
+        ONNXC_WEPI8_ROW(we, m);
+#endif
         for (ty = ty0; ty < ty1; ty++) {
           int tx0;
-          for (tx0 = 0; tx0 < TX; tx0 += 16) {
-            const int nt = TX - tx0 < 16 ? TX - tx0 : 16, ti = (ty - ty0) * TX + tx0;
+          for (tx0 = 0; tx0 < TX; tx0 += ONNXC_WTS) {
+            const int nt = TX - tx0 < ONNXC_WTS ? TX - tx0 : ONNXC_WTS, ti = (ty - ty0) * TX + tx0;
             const float *op = O + (long)(m - m0) * TB + ti;
             const long xs = os;
 #if defined(ONNXC_AVX512)
@@ -2826,6 +3005,47 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
                 if (e) r[b] = onnxc_epi16(e, r[b], kb, m, oh * W + ow0 + 16 * b);
                 _mm512_mask_storeu_ps(yp, kb, r[b]);
               }
+            }
+#undef ONNXC_WT
+#elif defined(ONNXC_AVX2)
+#define ONNXC_WT __m256
+            /* 8 tiles (the epilogue: onnxc_wepi8) */
+            const __m256 c2 = _mm256_set1_ps(2.0f), c4 = _mm256_set1_ps(4.0f), c8 = _mm256_set1_ps(8.0f);
+            const __m256i km = onnxc_mask8(nt);
+            __m256 s[4][6];
+            int j, a, b;
+            for (j = 0; j < 6; j++) {
+              __m256 mv[6];
+              int i;
+              if (nt == 8)
+                for (i = 0; i < 6; i++) mv[i] = _mm256_loadu_ps(op + (6 * i + j) * xs);
+              else
+                for (i = 0; i < 6; i++) mv[i] = _mm256_maskload_ps(op + (6 * i + j) * xs, km);
+              ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, mv[0], mv[1], mv[2], mv[3], mv[4], mv[5],
+                         s[0][j], s[1][j], s[2][j], s[3][j])
+            }
+            for (a = 0; a < 4; a++) {
+              const int oh = 4 * ty + a, ow0 = 4 * tx0, n = W - ow0 < 32 ? W - ow0 : 32;
+              __m256 o[4], r[4];
+              float *yp;
+              if (oh >= H) continue;
+              ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, s[a][0], s[a][1], s[a][2], s[a][3],
+                         s[a][4], s[a][5], o[0], o[1], o[2], o[3])
+              { /* output 4 q + b = o[b][q]: a 4 x 4 transpose within the halves (tiles q | q + 4),
+                   then the halves paired */
+                const __m256 l0 = _mm256_unpacklo_ps(o[0], o[1]), h0 = _mm256_unpackhi_ps(o[0], o[1]);
+                const __m256 l1 = _mm256_unpacklo_ps(o[2], o[3]), h1 = _mm256_unpackhi_ps(o[2], o[3]);
+                const __m256 u0 = _mm256_shuffle_ps(l0, l1, 0x44), u1 = _mm256_shuffle_ps(l0, l1, 0xee); /* tiles 0|4, 1|5 */
+                const __m256 u2 = _mm256_shuffle_ps(h0, h1, 0x44), u3 = _mm256_shuffle_ps(h0, h1, 0xee); /* 2|6, 3|7 */
+                r[0] = _mm256_permute2f128_ps(u0, u1, 0x20);
+                r[1] = _mm256_permute2f128_ps(u2, u3, 0x20);
+                r[2] = _mm256_permute2f128_ps(u0, u1, 0x31);
+                r[3] = _mm256_permute2f128_ps(u2, u3, 0x31);
+              }
+              yp = ym + (long)oh * W + ow0;
+              for (b = 0; b < 4 && n > 8 * b; b++)
+                onnxc_wout8(yp + 8 * b, r[b], acc, &we, m, oh * W + ow0 + 8 * b, n - 8 * b < 8 ? n - 8 * b : 8);
+              ONNXC_WEPI8_REST(we, yp, W, m, oh * W + ow0, n);
             }
 #undef ONNXC_WT
 #else

@@ -145,6 +145,7 @@ static void same(int M, int C, int H, int W, int KH, int KW, int D, int act) {
    tiles (whole tile rows) and, for F(4x4), MB output channels per pass, or onnxc_wino_direct
    (TB = 0); acc: y holds the residual on entry.  Against a double 3x3 "same" convolution. */
 static int wino_parts; /* F(2x2,3x3) in three parts: 1 of the output channels, 2 of the tile rows */
+static int wino_bcols; /* the bias per column (output pixel) instead of per channel */
 static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int act) {
   static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   static const double G4[6][3] = {{0.25, 0, 0}, {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -156,14 +157,14 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
   float *x = calloc((size_t)(C * N), sizeof(float)), *w = calloc((size_t)(M * C * 9), sizeof(float));
   float *u = calloc((size_t)(A * A * Mp * C), sizeof(float)), *t = calloc((size_t)(M * C), sizeof(float));
   float *y = calloc((size_t)(M * N), sizeof(float)), *r = calloc((size_t)(M * N), sizeof(float));
-  float *bias = calloc((size_t)M, sizeof(float)), *sc = calloc((size_t)(A * A * (ld1 + ld2) + 1), sizeof(float));
+  float *bias = calloc((size_t)(M > N ? M : N), sizeof(float)), *sc = calloc((size_t)(A * A * (ld1 + ld2) + 1), sizeof(float));
   onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   int m, c, oh, ow, kh, kw, i, j;
   (void)TX;
   for (i = 0; i < C * N; i++) x[i] = frand();
   for (i = 0; i < M * C * 9; i++) w[i] = frand();
   for (i = 0; i < M * N; i++) r[i] = frand(), y[i] = acc ? r[i] : 1e30f;
-  for (i = 0; i < M; i++) bias[i] = frand();
+  for (i = 0; i < (M > N ? M : N); i++) bias[i] = frand();
   for (i = 0; i < A; i++)
     for (j = 0; j < A; j++) {
       for (m = 0; m < M; m++)
@@ -177,11 +178,12 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
       onnxc_pack_a(M, C, t, C, 1, u + (long)(i * A + j) * Mp * C);
     }
   e.bias = bias;
+  e.bias_cols = wino_bcols;
   e.res = acc ? (const float *)0 : r;
   e.ldr = N;
   e.act = act;
-  e.alpha = -0.3f;
-  e.beta = 0.4f;
+  e.alpha = act == ONNXC_ACT_CLIP ? -0.3f : act == ONNXC_ACT_LEAKY ? 0.1f : 0.2f;
+  e.beta = act == ONNXC_ACT_CLIP ? 0.4f : 0.5f;
   if (!TB) onnxc_wino_direct(M, C, H, W, x, u, A, y, &e, acc);
   else if (A == 4 && wino_parts) {
     /* as onnxc_wino_par's tasks: three parts of the output channels (groups of 8), or of the
@@ -209,12 +211,13 @@ static void wino(int A, int M, int C, int H, int W, int TB, int MB, int acc, int
                 mag += fabs(v);
               }
             }
-        s += bias[m] + r[m * N + oh * W + ow];
+        s += (wino_bcols ? bias[oh * W + ow] : bias[m]) + r[m * N + oh * W + ow];
         if (act == ONNXC_ACT_RELU) s = s > 0 ? s : 0;
-        if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
+        else if (act == ONNXC_ACT_CLIP) s = s < e.alpha ? e.alpha : s > e.beta ? e.beta : s;
+        else if (act) s = onnxc_act1((float)s, act, e.alpha, e.beta);
         if (!(fabs(g - s) <= 1e-5 * mag)) {
-          printf("FAIL wino A=%d M=%d C=%d %dx%d TB=%d MB=%d acc=%d parts=%d at (%d,%d,%d): got %.9g, want %.9g\n", A, M, C, H,
-                 W, TB, MB, acc, wino_parts, m, oh, ow, g, s);
+          printf("FAIL wino A=%d M=%d C=%d %dx%d TB=%d MB=%d acc=%d parts=%d act=%d bcols=%d at (%d,%d,%d): got %.9g, want %.9g\n", A,
+                 M, C, H, W, TB, MB, acc, wino_parts, act, wino_bcols, m, oh, ow, g, s);
           failures++;
           m = M, oh = H, ow = W;
         }
@@ -472,6 +475,20 @@ int main(void) {
           wino(6, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TB, 8, a % 2 == 0, ONNXC_ACT_RELU);
           wino(6, cs[a][0], cs[a][1], cs[a][2], cs[a][3], TX, 16, a % 2, ONNXC_ACT_NONE);
           cases += 2;
+        }
+      }
+    /* every activation (the vector forms and the others), with and without the addend in y, the
+       bias per channel or per column, on planes of one and several vectors of tiles */
+    for (a = 0; a < 3; a++)
+      for (A = 4; A <= 6; A += 2) {
+        static const int ps[3][4] = {{12, 10, 9, 9}, {9, 7, 22, 37}, {16, 5, 6, 70}}; /* M, C, H, W */
+        const int TS = A - 2, TX = (ps[a][3] + TS - 1) / TS, TB = TX * (a + 1);
+        int act;
+        for (act = ONNXC_ACT_NONE; act <= ONNXC_ACT_TANH; act++) {
+          wino_bcols = act % 2;
+          wino(A, ps[a][0], ps[a][1], ps[a][2], ps[a][3], TB, A == 6 ? 8 : 0, (act + a) % 2, act);
+          wino_bcols = 0;
+          cases++;
         }
       }
   }
