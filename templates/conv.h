@@ -2477,7 +2477,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_i2c_r(int M, int K, int KB, int IH, in
 #if defined(ONNXC_AVX2)
 /* Columns col..col+7 of an input row of W floats, zero outside [0, W): a plain load inside,
    else a masked one (the row's neighbours are not read). */
-ONNXC_MAYBE_UNUSED static inline __m256 onnxc_wld8(const float *row, int col, int W) {
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_wrow8(const float *row, int col, int W) {
   if (col >= 0 && col + 8 <= W) return _mm256_loadu_ps(row + col);
   return _mm256_maskload_ps((const float *)ONNXC_FAR(row, col), _mm256_andnot_si256(onnxc_mask8(-col), onnxc_mask8(W - col)));
 }
@@ -2491,6 +2491,24 @@ ONNXC_MAYBE_UNUSED static inline __m256 onnxc_epi8(const onnxc_epi *e, __m256 x,
   if (e->bias) x = _mm256_add_ps(x, e->bias_cols ? onnxc_ldn8(e->bias + n, cnt) : _mm256_set1_ps(e->bias[m]));
   if (e->res) x = _mm256_add_ps(x, onnxc_ldn8(e->res + (long)m * e->ldr + n, cnt));
   return onnxc_act8(x, e->act, e->alpha, e->beta);
+}
+/* 8 tiles of a row of V or O: nt from p (np = 0), or, where the halves hold two tile rows
+   (np = TX <= 4 tiles each), np from p and np from p + np (the next row's) */
+ONNXC_MAYBE_UNUSED static inline void onnxc_wst8(float *p, __m256 v, int nt, int np) {
+  if (!np || np == 4) {
+    onnxc_storen8(p, v, np ? 8 : nt);
+  } else {
+    onnxc_storen8(p, v, np);
+    onnxc_storen8(p + np, _mm256_castps128_ps256(_mm256_extractf128_ps(v, 1)), np);
+  }
+}
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_wld8(const float *p, int nt, int np) {
+  if (np == 4 || (!np && nt == 8)) return _mm256_loadu_ps(p);
+  if (!np) return _mm256_maskload_ps(p, onnxc_mask8(nt));
+  {
+    const __m128i k = _mm256_castsi256_si128(onnxc_mask8(np));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_maskload_ps(p, k)), _mm_maskload_ps(p + np, k), 1);
+  }
 }
 /* The epilogue of the Winograd output transforms, set up once per call: the common forms (a
    per-row bias or none, then Relu, Clip or nothing: no residual) with their constants in vectors
@@ -2613,8 +2631,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23_r(int M, int C, int H, int W, const 
               d[r][0] = d[r][1] = d[r][2] = d[r][3] = _mm256_setzero_ps();
             } else {
               const float *row = xc + (long)ih * W;
-              const __m256 a = onnxc_wld8(row, c0, W), b = onnxc_wld8(row, c0 + 8, W);
-              const __m256 a2 = onnxc_wld8(row, c0 + 2, W), b2 = onnxc_wld8(row, c0 + 10, W);
+              const __m256 a = onnxc_wrow8(row, c0, W), b = onnxc_wrow8(row, c0 + 8, W);
+              const __m256 a2 = onnxc_wrow8(row, c0 + 2, W), b2 = onnxc_wrow8(row, c0 + 10, W);
               d[r][0] = ONNXC_EVEN8(a, b);
               d[r][1] = ONNXC_ODD8(a, b);
               d[r][2] = ONNXC_EVEN8(a2, b2);
@@ -2810,6 +2828,185 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino23(int M, int C, int H, int W, const fl
 #define ONNXC_SPANMASK(lo, hi, v) \
   ((hi) - 16 * (v) <= 0 || (lo) - 16 * (v) >= 16 ? (__mmask16)0 : (__mmask16)(ONNXC_MASK16((hi) - 16 * (v)) & ~ONNXC_MASK16((lo) - 16 * (v))))
 
+#if defined(ONNXC_AVX2)
+#define ONNXC_WT __m256
+/* The AVX2 transforms of onnxc_wino43_r on 8 tiles from tile tx0 of tile row ty (nt of them), or
+   pr: tiles 0..3 of rows ty and ty + 1 in the vectors' halves (TX <= 4: 14 x 14 planes filled
+   half the vectors); pr a constant where they are called, the two forms inlined apart (one form
+   with pr a variable took the 64x64 56x56 input transform from 0.262M to 0.472M ticks).  Input:
+   plane xc into vp[xi vs + tile]; output: op[xi xs + tile] into plane ym (row m). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+ONNXC_MAYBE_UNUSED static inline void onnxc_w43in8(const float *xc, int H, int W, int ty, int tx0, int pr, int TX, float *vp,
+                                                  long vs, int nt) {
+  if (!pr) {
+    /* 8 tiles, input columns c0 .. c0 + 33 in five vectors (128-bit half h of vector v:
+       the patch columns 0..3 of tile 2 v + h), the column transform B^T on them, then per
+       patch row the lanes regrouped by tile: halves paired across vectors (tiles q and
+       q + 4 in one vector) and a 4 x 4 transpose within the halves gives patch columns
+       0..3 of tiles 0..7; the same on the pairs one tile on, columns 4 and 5. */
+    const __m256 c4 = _mm256_set1_ps(4.0f), c5 = _mm256_set1_ps(5.0f);
+    const int c0 = 4 * tx0 - 1;
+    __m256 tr[6][5];
+    int r, v, j;
+    for (v = 0; v < 5; v++) {
+      __m256 rw[6];
+      for (r = 0; r < 6; r++) {
+        const int ih = 4 * ty + r - 1;
+        rw[r] = ih < 0 || ih >= H ? _mm256_setzero_ps() : onnxc_wrow8(xc + (long)ih * W, c0 + 8 * v, W);
+      }
+      ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, rw[0], rw[1], rw[2], rw[3],
+                 rw[4], rw[5], tr[0][v], tr[1][v], tr[2][v], tr[3][v], tr[4][v], tr[5][v])
+    }
+    for (r = 0; r < 6; r++) {
+      const __m256 *s = tr[r];
+      const __m256 p0 = _mm256_permute2f128_ps(s[0], s[2], 0x20), p1 = _mm256_permute2f128_ps(s[0], s[2], 0x31); /* tiles 0|4, 1|5 */
+      const __m256 p2 = _mm256_permute2f128_ps(s[1], s[3], 0x20), p3 = _mm256_permute2f128_ps(s[1], s[3], 0x31); /* 2|6, 3|7 */
+      const __m256 p4 = _mm256_permute2f128_ps(s[2], s[4], 0x20);                                                  /* 4|8 */
+      const __m256 l0 = _mm256_unpacklo_ps(p0, p1), l1 = _mm256_unpacklo_ps(p2, p3);
+      const __m256 h0 = _mm256_unpackhi_ps(p0, p1), h1 = _mm256_unpackhi_ps(p2, p3);
+      const __m256 l2 = _mm256_unpacklo_ps(p1, p2), l3 = _mm256_unpacklo_ps(p3, p4);
+      __m256 d[6], o[6];
+      d[0] = _mm256_shuffle_ps(l0, l1, 0x44);
+      d[1] = _mm256_shuffle_ps(l0, l1, 0xee);
+      d[2] = _mm256_shuffle_ps(h0, h1, 0x44);
+      d[3] = _mm256_shuffle_ps(h0, h1, 0xee);
+      d[4] = _mm256_shuffle_ps(l2, l3, 0x44);
+      d[5] = _mm256_shuffle_ps(l2, l3, 0xee);
+      ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, d[0], d[1], d[2], d[3],
+                 d[4], d[5], o[0], o[1], o[2], o[3], o[4], o[5])
+      for (j = 0; j < 6; j++) onnxc_storen8(vp + (6 * r + j) * vs, o[j], nt);
+    }
+    return;
+  }
+  /* pr: the same on tiles 0..3 of rows ty, ty + 1: vectors 0..2 of row ty, 3..5 of row ty + 1,
+     paired 0 with 3, 1 with 4, 2 with 5 (ib = 3); the stores in two halves where TX < 4 */
+  const __m256 c4 = _mm256_set1_ps(4.0f), c5 = _mm256_set1_ps(5.0f);
+  const int c0 = 4 * tx0 - 1, nv = pr ? 6 : 5, ib = pr ? 3 : 2, np = pr ? TX : 0;
+  __m256 tr[6][6];
+  int r, v, j;
+  for (v = 0; v < nv; v++) {
+    const int h = pr && v >= 3; /* of row ty + 1 */
+    __m256 rw[6];
+    for (r = 0; r < 6; r++) {
+      const int ih = 4 * (ty + h) + r - 1;
+      rw[r] = ih < 0 || ih >= H ? _mm256_setzero_ps() : onnxc_wrow8(xc + (long)ih * W, c0 + 8 * (v - 3 * h), W);
+    }
+    ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, rw[0], rw[1], rw[2], rw[3],
+               rw[4], rw[5], tr[0][v], tr[1][v], tr[2][v], tr[3][v], tr[4][v], tr[5][v])
+  }
+  for (r = 0; r < 6; r++) {
+    const __m256 *s = tr[r];
+    const __m256 p0 = _mm256_permute2f128_ps(s[0], s[ib], 0x20), p1 = _mm256_permute2f128_ps(s[0], s[ib], 0x31); /* tiles 0|4, 1|5 */
+    const __m256 p2 = _mm256_permute2f128_ps(s[1], s[ib + 1], 0x20), p3 = _mm256_permute2f128_ps(s[1], s[ib + 1], 0x31); /* 2|6, 3|7 */
+    const __m256 p4 = _mm256_permute2f128_ps(s[2], s[ib + 2], 0x20); /* 4|8 */
+    const __m256 l0 = _mm256_unpacklo_ps(p0, p1), l1 = _mm256_unpacklo_ps(p2, p3);
+    const __m256 h0 = _mm256_unpackhi_ps(p0, p1), h1 = _mm256_unpackhi_ps(p2, p3);
+    const __m256 l2 = _mm256_unpacklo_ps(p1, p2), l3 = _mm256_unpacklo_ps(p3, p4);
+    __m256 d[6], o[6];
+    d[0] = _mm256_shuffle_ps(l0, l1, 0x44);
+    d[1] = _mm256_shuffle_ps(l0, l1, 0xee);
+    d[2] = _mm256_shuffle_ps(h0, h1, 0x44);
+    d[3] = _mm256_shuffle_ps(h0, h1, 0xee);
+    d[4] = _mm256_shuffle_ps(l2, l3, 0x44);
+    d[5] = _mm256_shuffle_ps(l2, l3, 0xee);
+    ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, d[0], d[1], d[2], d[3],
+               d[4], d[5], o[0], o[1], o[2], o[3], o[4], o[5])
+    for (j = 0; j < 6; j++) onnxc_wst8(vp + (6 * r + j) * vs, o[j], nt, np);
+  }
+}
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+ONNXC_MAYBE_UNUSED static inline void onnxc_w43out8(const float *op, long xs, float *ym, int H, int W, int ty, int tx0, int pr,
+                                                   int TX, int nt, int acc, const onnxc_wepi8 *we, int m) {
+  if (!pr) {
+    /* 8 tiles (the epilogue: onnxc_wepi8) */
+    const __m256 c2 = _mm256_set1_ps(2.0f), c4 = _mm256_set1_ps(4.0f), c8 = _mm256_set1_ps(8.0f);
+    const __m256i km = onnxc_mask8(nt);
+    __m256 s[4][6];
+    int j, a, b;
+    for (j = 0; j < 6; j++) {
+      __m256 mv[6];
+      int i;
+      if (nt == 8)
+        for (i = 0; i < 6; i++) mv[i] = _mm256_loadu_ps(op + (6 * i + j) * xs);
+      else
+        for (i = 0; i < 6; i++) mv[i] = _mm256_maskload_ps(op + (6 * i + j) * xs, km);
+      ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, mv[0], mv[1], mv[2], mv[3], mv[4], mv[5],
+                 s[0][j], s[1][j], s[2][j], s[3][j])
+    }
+    for (a = 0; a < 4; a++) {
+      const int oh = 4 * ty + a, ow0 = 4 * tx0, n = W - ow0 < 32 ? W - ow0 : 32;
+      __m256 o[4], r[4];
+      float *yp;
+      if (oh >= H) continue;
+      ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, s[a][0], s[a][1], s[a][2], s[a][3],
+                 s[a][4], s[a][5], o[0], o[1], o[2], o[3])
+      { /* output 4 q + b = o[b][q]: a 4 x 4 transpose within the halves (tiles q | q + 4),
+           then the halves paired */
+        const __m256 l0 = _mm256_unpacklo_ps(o[0], o[1]), h0 = _mm256_unpackhi_ps(o[0], o[1]);
+        const __m256 l1 = _mm256_unpacklo_ps(o[2], o[3]), h1 = _mm256_unpackhi_ps(o[2], o[3]);
+        const __m256 u0 = _mm256_shuffle_ps(l0, l1, 0x44), u1 = _mm256_shuffle_ps(l0, l1, 0xee); /* tiles 0|4, 1|5 */
+        const __m256 u2 = _mm256_shuffle_ps(h0, h1, 0x44), u3 = _mm256_shuffle_ps(h0, h1, 0xee); /* 2|6, 3|7 */
+        r[0] = _mm256_permute2f128_ps(u0, u1, 0x20);
+        r[1] = _mm256_permute2f128_ps(u2, u3, 0x20);
+        r[2] = _mm256_permute2f128_ps(u0, u1, 0x31);
+        r[3] = _mm256_permute2f128_ps(u2, u3, 0x31);
+      }
+      yp = ym + (long)oh * W + ow0;
+      for (b = 0; b < 4 && n > 8 * b; b++)
+        onnxc_wout8(yp + 8 * b, r[b], acc, we, m, oh * W + ow0 + 8 * b, n - 8 * b < 8 ? n - 8 * b : 8);
+      ONNXC_WEPI8_REST(*we, yp, W, m, oh * W + ow0, n);
+    }
+    return;
+  }
+  /* 8 tiles (the epilogue: onnxc_wepi8); pr: tiles 0..3 of rows ty, ty + 1 */
+  const __m256 c2 = _mm256_set1_ps(2.0f), c4 = _mm256_set1_ps(4.0f), c8 = _mm256_set1_ps(8.0f);
+  const int np = pr ? TX : 0;
+  __m256 s[4][6];
+  int j, a, b, h;
+  for (j = 0; j < 6; j++) {
+    __m256 mv[6];
+    int i;
+    if (!np && nt == 8) /* (the test once per group) */
+      for (i = 0; i < 6; i++) mv[i] = _mm256_loadu_ps(op + (6 * i + j) * xs);
+    else
+      for (i = 0; i < 6; i++) mv[i] = onnxc_wld8(op + (6 * i + j) * xs, nt, np);
+    ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, mv[0], mv[1], mv[2], mv[3], mv[4], mv[5],
+               s[0][j], s[1][j], s[2][j], s[3][j])
+  }
+  for (a = 0; a < 4; a++) {
+    __m256 o[4], r[4];
+    if (4 * ty + a >= H) continue;
+    ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, s[a][0], s[a][1], s[a][2], s[a][3],
+               s[a][4], s[a][5], o[0], o[1], o[2], o[3])
+    { /* output 4 q + b = o[b][q]: a 4 x 4 transpose within the halves (tiles q | q + 4),
+         then the halves paired */
+      const __m256 l0 = _mm256_unpacklo_ps(o[0], o[1]), h0 = _mm256_unpackhi_ps(o[0], o[1]);
+      const __m256 l1 = _mm256_unpacklo_ps(o[2], o[3]), h1 = _mm256_unpackhi_ps(o[2], o[3]);
+      const __m256 u0 = _mm256_shuffle_ps(l0, l1, 0x44), u1 = _mm256_shuffle_ps(l0, l1, 0xee); /* tiles 0|4, 1|5 */
+      const __m256 u2 = _mm256_shuffle_ps(h0, h1, 0x44), u3 = _mm256_shuffle_ps(h0, h1, 0xee); /* 2|6, 3|7 */
+      r[0] = _mm256_permute2f128_ps(u0, u1, 0x20);
+      r[1] = _mm256_permute2f128_ps(u2, u3, 0x20);
+      r[2] = _mm256_permute2f128_ps(u0, u1, 0x31);
+      r[3] = _mm256_permute2f128_ps(u2, u3, 0x31);
+    }
+    for (h = 0; h < 2; h++) { /* tiles 4 h .. 4 h + 3: 16 outputs from row oh, column ow */
+      const int oh = 4 * ty + a + (pr ? 4 * h : 0), ow = pr ? 0 : 4 * tx0 + 16 * h, n = W - ow < 16 ? W - ow : 16;
+      float *yp;
+      if (oh >= H || n <= 0) continue;
+      yp = ym + (long)oh * W + ow;
+      for (b = 0; b < 2 && n > 8 * b; b++)
+        onnxc_wout8(yp + 8 * b, r[2 * h + b], acc, we, m, oh * W + ow + 8 * b, n - 8 * b < 8 ? n - 8 * b : 8);
+      ONNXC_WEPI8_REST(*we, yp, W, m, oh * W + ow, n);
+    }
+  }
+}
+#undef ONNXC_WT
+#endif
+
 /* tile rows [r0, r1) and output channels [m_lo, m_hi) (m_lo a multiple of 8) of the plane
    (onnxc_wino43 takes them all; onnxc_wino43_par a share of one or the other each) */
 ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const float *x, const float *U, float *y,
@@ -2831,6 +3028,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
       const float *xc = x + (long)c * H * W;
       for (ty = ty0; ty < ty1; ty++) {
         int tx0;
+#if defined(ONNXC_AVX2)
+        const int pr = TX <= 4 && ty + 1 < ty1; /* tile rows ty and ty + 1 in the halves of the vectors */
+#endif
         for (tx0 = 0; tx0 < TX; tx0 += ONNXC_WTS) {
           const int nt = TX - tx0 < ONNXC_WTS ? TX - tx0 : ONNXC_WTS, ti = (ty - ty0) * TX + tx0;
 #if defined(ONNXC_AVX512)
@@ -2873,44 +3073,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
           }
 #undef ONNXC_WT
 #elif defined(ONNXC_AVX2)
-#define ONNXC_WT __m256
-          /* 8 tiles, input columns c0 .. c0 + 33 in five vectors (128-bit half h of vector v:
-             the patch columns 0..3 of tile 2 v + h), the column transform B^T on them, then per
-             patch row the lanes regrouped by tile: halves paired across vectors (tiles q and
-             q + 4 in one vector) and a 4 x 4 transpose within the halves gives patch columns
-             0..3 of tiles 0..7; the same on the pairs one tile on, columns 4 and 5. */
-          const __m256 c4 = _mm256_set1_ps(4.0f), c5 = _mm256_set1_ps(5.0f);
-          const int c0 = 4 * tx0 - 1;
-          __m256 tr[6][5];
-          int r, v, j;
-          for (v = 0; v < 5; v++) {
-            __m256 rw[6];
-            for (r = 0; r < 6; r++) {
-              const int ih = 4 * ty + r - 1;
-              rw[r] = ih < 0 || ih >= H ? _mm256_setzero_ps() : onnxc_wld8(xc + (long)ih * W, c0 + 8 * v, W);
-            }
-            ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, rw[0], rw[1], rw[2], rw[3],
-                       rw[4], rw[5], tr[0][v], tr[1][v], tr[2][v], tr[3][v], tr[4][v], tr[5][v])
-          }
-          for (r = 0; r < 6; r++) {
-            const __m256 *s = tr[r];
-            const __m256 p0 = _mm256_permute2f128_ps(s[0], s[2], 0x20), p1 = _mm256_permute2f128_ps(s[0], s[2], 0x31); /* tiles 0|4, 1|5 */
-            const __m256 p2 = _mm256_permute2f128_ps(s[1], s[3], 0x20), p3 = _mm256_permute2f128_ps(s[1], s[3], 0x31); /* 2|6, 3|7 */
-            const __m256 p4 = _mm256_permute2f128_ps(s[2], s[4], 0x20);                                                  /* 4|8 */
-            const __m256 l0 = _mm256_unpacklo_ps(p0, p1), l1 = _mm256_unpacklo_ps(p2, p3);
-            const __m256 h0 = _mm256_unpackhi_ps(p0, p1), h1 = _mm256_unpackhi_ps(p2, p3);
-            const __m256 l2 = _mm256_unpacklo_ps(p1, p2), l3 = _mm256_unpacklo_ps(p3, p4);
-            __m256 d[6], o[6];
-            d[0] = _mm256_shuffle_ps(l0, l1, 0x44);
-            d[1] = _mm256_shuffle_ps(l0, l1, 0xee);
-            d[2] = _mm256_shuffle_ps(h0, h1, 0x44);
-            d[3] = _mm256_shuffle_ps(h0, h1, 0xee);
-            d[4] = _mm256_shuffle_ps(l2, l3, 0x44);
-            d[5] = _mm256_shuffle_ps(l2, l3, 0xee);
-            ONNXC_WBT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, c4, c5, d[0], d[1], d[2], d[3],
-                       d[4], d[5], o[0], o[1], o[2], o[3], o[4], o[5])
-            for (j = 0; j < 6; j++) onnxc_storen8(V + (6 * r + j) * vs + (long)c * TB + ti, o[j], nt);
-          }
+          if (pr) onnxc_w43in8(xc, H, W, ty, tx0, 1, TX, V + (long)c * TB + ti, vs, nt);
+          else onnxc_w43in8(xc, H, W, ty, tx0, 0, TX, V + (long)c * TB + ti, vs, nt);
 #undef ONNXC_WT
 #else
 #define ONNXC_WT float
@@ -2935,6 +3099,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
 #undef ONNXC_WT
 #endif
         }
+#if defined(ONNXC_AVX2)
+        ty += pr;
+#endif
       }
     }
     /* MB output channels at a time (a multiple of 8, or M): the products of their rows of
@@ -2957,6 +3124,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
 #endif
         for (ty = ty0; ty < ty1; ty++) {
           int tx0;
+#if defined(ONNXC_AVX2)
+          const int pr = TX <= 4 && ty + 1 < ty1; /* tile rows ty and ty + 1 in the halves of the vectors */
+#endif
           for (tx0 = 0; tx0 < TX; tx0 += ONNXC_WTS) {
             const int nt = TX - tx0 < ONNXC_WTS ? TX - tx0 : ONNXC_WTS, ti = (ty - ty0) * TX + tx0;
             const float *op = O + (long)(m - m0) * TB + ti;
@@ -3008,45 +3178,8 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
             }
 #undef ONNXC_WT
 #elif defined(ONNXC_AVX2)
-#define ONNXC_WT __m256
-            /* 8 tiles (the epilogue: onnxc_wepi8) */
-            const __m256 c2 = _mm256_set1_ps(2.0f), c4 = _mm256_set1_ps(4.0f), c8 = _mm256_set1_ps(8.0f);
-            const __m256i km = onnxc_mask8(nt);
-            __m256 s[4][6];
-            int j, a, b;
-            for (j = 0; j < 6; j++) {
-              __m256 mv[6];
-              int i;
-              if (nt == 8)
-                for (i = 0; i < 6; i++) mv[i] = _mm256_loadu_ps(op + (6 * i + j) * xs);
-              else
-                for (i = 0; i < 6; i++) mv[i] = _mm256_maskload_ps(op + (6 * i + j) * xs, km);
-              ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, mv[0], mv[1], mv[2], mv[3], mv[4], mv[5],
-                         s[0][j], s[1][j], s[2][j], s[3][j])
-            }
-            for (a = 0; a < 4; a++) {
-              const int oh = 4 * ty + a, ow0 = 4 * tx0, n = W - ow0 < 32 ? W - ow0 : 32;
-              __m256 o[4], r[4];
-              float *yp;
-              if (oh >= H) continue;
-              ONNXC_WAT6(_mm256_add_ps, _mm256_sub_ps, _mm256_fmadd_ps, c2, c4, c8, s[a][0], s[a][1], s[a][2], s[a][3],
-                         s[a][4], s[a][5], o[0], o[1], o[2], o[3])
-              { /* output 4 q + b = o[b][q]: a 4 x 4 transpose within the halves (tiles q | q + 4),
-                   then the halves paired */
-                const __m256 l0 = _mm256_unpacklo_ps(o[0], o[1]), h0 = _mm256_unpackhi_ps(o[0], o[1]);
-                const __m256 l1 = _mm256_unpacklo_ps(o[2], o[3]), h1 = _mm256_unpackhi_ps(o[2], o[3]);
-                const __m256 u0 = _mm256_shuffle_ps(l0, l1, 0x44), u1 = _mm256_shuffle_ps(l0, l1, 0xee); /* tiles 0|4, 1|5 */
-                const __m256 u2 = _mm256_shuffle_ps(h0, h1, 0x44), u3 = _mm256_shuffle_ps(h0, h1, 0xee); /* 2|6, 3|7 */
-                r[0] = _mm256_permute2f128_ps(u0, u1, 0x20);
-                r[1] = _mm256_permute2f128_ps(u2, u3, 0x20);
-                r[2] = _mm256_permute2f128_ps(u0, u1, 0x31);
-                r[3] = _mm256_permute2f128_ps(u2, u3, 0x31);
-              }
-              yp = ym + (long)oh * W + ow0;
-              for (b = 0; b < 4 && n > 8 * b; b++)
-                onnxc_wout8(yp + 8 * b, r[b], acc, &we, m, oh * W + ow0 + 8 * b, n - 8 * b < 8 ? n - 8 * b : 8);
-              ONNXC_WEPI8_REST(we, yp, W, m, oh * W + ow0, n);
-            }
+            if (pr) onnxc_w43out8(op, xs, ym, H, W, ty, tx0, 1, TX, nt, acc, &we, m);
+            else onnxc_w43out8(op, xs, ym, H, W, ty, tx0, 0, TX, nt, acc, &we, m);
 #undef ONNXC_WT
 #else
 #define ONNXC_WT float
@@ -3077,6 +3210,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_wino43_r(int M, int C, int H, int W, const 
 #undef ONNXC_WT
 #endif
           }
+#if defined(ONNXC_AVX2)
+          ty += pr;
+#endif
         }
       }
     }

@@ -479,10 +479,10 @@ int main(void) {
       }
     /* every activation (the vector forms and the others), with and without the addend in y, the
        bias per channel or per column, on planes of one and several vectors of tiles */
-    for (a = 0; a < 3; a++)
+    for (a = 0; a < 4; a++)
       for (A = 4; A <= 6; A += 2) {
-        static const int ps[3][4] = {{12, 10, 9, 9}, {9, 7, 22, 37}, {16, 5, 6, 70}}; /* M, C, H, W */
-        const int TS = A - 2, TX = (ps[a][3] + TS - 1) / TS, TB = TX * (a + 1);
+        static const int ps[4][4] = {{12, 10, 9, 9}, {9, 7, 22, 37}, {16, 5, 6, 70}, {10, 6, 7, 7}}; /* M, C, H, W */
+        const int TS = A - 2, TX = (ps[a][3] + TS - 1) / TS, TB = TX * (a + 2);
         int act;
         for (act = ONNXC_ACT_NONE; act <= ONNXC_ACT_TANH; act++) {
           wino_bcols = act % 2;
