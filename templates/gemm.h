@@ -872,6 +872,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
   a = _mm256_broadcast_ss(A + r);                          \
   c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);               \
   c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);
+#define ONNXC_UK_ROW1(r)                                   \
+  a = _mm256_broadcast_ss(A + r);                          \
+  c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);
 #define ONNXC_UK_ZERO(r) c##r##0 = c##r##1 = c##r##2 = _mm256_setzero_ps();
 #define ONNXC_UK_STORE(r)                                                                       \
   if (r < mr) {                                                                                 \
@@ -965,17 +968,33 @@ ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, 
       A += 8;
       B += ldb;
     }
-  else {
-    const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
+  else if (nr > 16) { /* the third vector masked */
+    const __m256i k2 = onnxc_mask8(nr - 16);
     for (k = 0; k < kc; k++) {
-      /* b1, b2 may be wholly masked off (nr <= 8, 16): their address then lies beyond B's row */
-      b0 = _mm256_maskload_ps(B, k0);
-      b1 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 8), k1);
-      b2 = _mm256_maskload_ps((const float *)ONNXC_FAR(B, 16), k2);
-#if defined(__clang__) /* (measured: clang spilled sums in every k loop without it; GCC, here, with it) */
+      b0 = _mm256_loadu_ps(B);
+      b1 = _mm256_loadu_ps(B + 8);
+      b2 = _mm256_maskload_ps(B + 16, k2);
       ONNXC_INREG3(b0, b1, b2);
-#endif
       ONNXC_ROWS4(ONNXC_UK_ROW)
+      A += 8;
+      B += ldb;
+    }
+  } else if (nr > 8) { /* two vectors, the second masked (the third's FMAs left out: 9..15
+                          columns, e.g. the Winograd products of 14-tile blocks) */
+    const __m256i k1 = onnxc_mask8(nr - 8);
+    for (k = 0; k < kc; k++) {
+      b0 = _mm256_loadu_ps(B);
+      b1 = _mm256_maskload_ps(B + 8, k1);
+      ONNXC_INREG2(b0, b1);
+      ONNXC_ROWS4(ONNXC_UK_ROW2)
+      A += 8;
+      B += ldb;
+    }
+  } else {
+    const __m256i k0 = onnxc_mask8(nr);
+    for (k = 0; k < kc; k++) {
+      b0 = _mm256_maskload_ps(B, k0);
+      ONNXC_ROWS4(ONNXC_UK_ROW1)
       A += 8;
       B += ldb;
     }
