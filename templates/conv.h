@@ -777,9 +777,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
 #define ONNXC_PWL8(N, NG)                                                                            \
   {                                                                                                  \
     __m256 a_[NG][N];                                                                                \
-    const float *xp_ = x + p;                                                                        \
+    const float *xp_ = x + p, *lh_ = lohi_;                                                          \
+    const __m256 *bv_ = bv;                                                                          \
     const int r0_ = row, c0_ = col;                                                                  \
-    ONNXC_UNROLL for (g = 0; g < NG; g++) ONNXC_UNROLL for (i = 0; i < N; i++) a_[g][i] = bv[g];    \
+    ONNXC_OPAQUE(bv_); /* (the biases and bounds loaded per block: kept in registers across the    \
+                          blocks, they took registers from the sums, one of which then went to the  \
+                          stack and back in every k step) */                                        \
+    ONNXC_OPAQUE(lh_);                                                                               \
+    ONNXC_UNROLL for (g = 0; g < NG; g++) ONNXC_UNROLL for (i = 0; i < N; i++) a_[g][i] = bv_[g];   \
     for (k = 0; k < K; k++, xp_ += ldx) {                                                            \
       __m256 wv_[NG];                                                                                \
       ONNXC_UNROLL for (g = 0; g < NG; g++) {                                                        \
@@ -793,7 +798,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
     }                                                                                                \
     ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
       ONNXC_UNROLL for (g = 0; g < NG; g++) dst[g * dgs + (long)row * Wp + col] =                    \
-          clamp_ ? _mm256_min_ps(_mm256_max_ps(a_[g][i], _mm256_set1_ps(lo_)), _mm256_set1_ps(hi_)) : a_[g][i]; \
+          clamp_ ? _mm256_min_ps(_mm256_max_ps(a_[g][i], _mm256_broadcast_ss(lh_)), _mm256_broadcast_ss(lh_ + 1)) : a_[g][i]; \
       if (++col == IW) {                                                                             \
         col = 0;                                                                                     \
         row++;                                                                                       \
@@ -810,9 +815,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
   ONNXC_MAYBE_UNUSED static void NAME(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,     \
                                       long wgs, const __m256 *bv, const onnxc_epi *ea, __m256 *dst, long dgs) {    \
     const int simple_ = ea->act <= ONNXC_ACT_CLIP, clamp_ = ea->act == ONNXC_ACT_RELU || ea->act == ONNXC_ACT_CLIP; \
-    /* (the bounds as floats: as vectors, live across the k loops, they took registers from the \
-       sums, one of which then went to the stack and back in every k step) */                                   \
-    const float lo_ = ea->act == ONNXC_ACT_CLIP ? ea->alpha : 0.0f, hi_ = ea->act == ONNXC_ACT_CLIP ? ea->beta : INFINITY; \
+    const float lohi_[2] = {ea->act == ONNXC_ACT_CLIP ? ea->alpha : 0.0f, ea->act == ONNXC_ACT_CLIP ? ea->beta : INFINITY}; \
     int p = 0, k, i, g, row = 0, col = 0;                                                                        \
     while (n - p >= 10) ONNXC_PWL8(5, NG)                                                                        \
     while (n > p) {                                                                                              \

@@ -1442,8 +1442,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_tt_store(float *tt, float *C, long ldc, int
   const int fused = e && !acc && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act);
   const __m256i cols = onnxc_mask8(nr);
   int j, l, i;
-  for (j = nr; j < 8; j++)
-    for (l = 0; l < 48; l++) tt[48 * j + l] = 0.0f; /* (transposed into lanes never stored) */
+  for (l = 48 * nr; l < 8 * 48; l += 8) _mm256_storeu_ps(tt + l, _mm256_setzero_ps()); /* (transposed into lanes never stored) */
   if (fused)
     for (l = 0; l < mr; l += 8) {
       const __m256 bv = e->bias ? _mm256_maskload_ps(e->bias + m0 + l, onnxc_mask8(mr - l)) : _mm256_setzero_ps();
@@ -1485,6 +1484,20 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
   (void)pfs;
   if (mr > 48) mr = 48;
   if (nr > 8) nr = 8; /* (onnxc_sgemm_t's tiles have at most 8 columns) */
+  if (nr == 1) {
+    /* one column (49 = 6 x 8 + 1): the panel's 48 rows at once, 6 sums (the four-column pass
+       would compute it twice over four columns) */
+    const float *q = Q;
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;
+    for (k = 0; k < kc; k++, q += 48) {
+      const __m256 x = _mm256_broadcast_ss(B + (long)k * ldb);
+      s0 = _mm256_fmadd_ps(_mm256_loadu_ps(q), x, s0), s1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + 8), x, s1);
+      s2 = _mm256_fmadd_ps(_mm256_loadu_ps(q + 16), x, s2), s3 = _mm256_fmadd_ps(_mm256_loadu_ps(q + 24), x, s3);
+      s4 = _mm256_fmadd_ps(_mm256_loadu_ps(q + 32), x, s4), s5 = _mm256_fmadd_ps(_mm256_loadu_ps(q + 40), x, s5);
+    }
+    _mm256_storeu_ps(tt, s0), _mm256_storeu_ps(tt + 8, s1), _mm256_storeu_ps(tt + 16, s2);
+    _mm256_storeu_ps(tt + 24, s3), _mm256_storeu_ps(tt + 32, s4), _mm256_storeu_ps(tt + 40, s5);
+  } else
   for (j = 0; j < nr; j += 4) {
     /* columns j..j+3; past nr, the last one again (computed, not stored) */
     const long d1 = j + 1 < nr ? 1 : 0, d2 = j + 2 < nr ? 2 : d1, d3 = j + 3 < nr ? 3 : d2;
@@ -1492,18 +1505,26 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       const float *q = Q + h, *b = B + j;
       __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
       __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
-      for (k = 0; k < kc; k++, q += 48, b += ldb) {
-        __m256 w0 = _mm256_loadu_ps(q), w1 = _mm256_loadu_ps(q + 8), w2 = _mm256_loadu_ps(q + 16), x;
-        ONNXC_INREG3(w0, w1, w2);
-        x = _mm256_broadcast_ss(b);
-        c00 = _mm256_fmadd_ps(w0, x, c00), c10 = _mm256_fmadd_ps(w1, x, c10), c20 = _mm256_fmadd_ps(w2, x, c20);
-        x = _mm256_broadcast_ss(b + d1);
-        c01 = _mm256_fmadd_ps(w0, x, c01), c11 = _mm256_fmadd_ps(w1, x, c11), c21 = _mm256_fmadd_ps(w2, x, c21);
-        x = _mm256_broadcast_ss(b + d2);
-        c02 = _mm256_fmadd_ps(w0, x, c02), c12 = _mm256_fmadd_ps(w1, x, c12), c22 = _mm256_fmadd_ps(w2, x, c22);
-        x = _mm256_broadcast_ss(b + d3);
-        c03 = _mm256_fmadd_ps(w0, x, c03), c13 = _mm256_fmadd_ps(w1, x, c13), c23 = _mm256_fmadd_ps(w2, x, c23);
-      }
+#define ONNXC_UKT_K3                                                                                    \
+  __m256 w0 = _mm256_loadu_ps(q), w1 = _mm256_loadu_ps(q + 8), w2 = _mm256_loadu_ps(q + 16), x;       \
+  ONNXC_INREG3(w0, w1, w2);                                                                           \
+  x = _mm256_broadcast_ss(b);                                                                         \
+  c00 = _mm256_fmadd_ps(w0, x, c00), c10 = _mm256_fmadd_ps(w1, x, c10), c20 = _mm256_fmadd_ps(w2, x, c20); \
+  x = _mm256_broadcast_ss(b + d1);                                                                    \
+  c01 = _mm256_fmadd_ps(w0, x, c01), c11 = _mm256_fmadd_ps(w1, x, c11), c21 = _mm256_fmadd_ps(w2, x, c21); \
+  x = _mm256_broadcast_ss(b + d2);                                                                    \
+  c02 = _mm256_fmadd_ps(w0, x, c02), c12 = _mm256_fmadd_ps(w1, x, c12), c22 = _mm256_fmadd_ps(w2, x, c22);
+      if (d3 == 3)
+        for (k = 0; k < kc; k++, q += 48, b += ldb) {
+          ONNXC_UKT_K3
+          x = _mm256_broadcast_ss(b + d3);
+          c03 = _mm256_fmadd_ps(w0, x, c03), c13 = _mm256_fmadd_ps(w1, x, c13), c23 = _mm256_fmadd_ps(w2, x, c23);
+        }
+      else /* at most three columns left (7 = 4 + 3: the 7-column tiles of 7 x 7 planes) */
+        for (k = 0; k < kc; k++, q += 48, b += ldb) {
+          ONNXC_UKT_K3
+        }
+#undef ONNXC_UKT_K3
       {
         float *t = tt + 48 * j + h;
         _mm256_storeu_ps(t, c00), _mm256_storeu_ps(t + 8, c10), _mm256_storeu_ps(t + 16, c20);
