@@ -414,6 +414,23 @@ int main(void) {
           one(3, 1, dims[hi], dims[wi], 3, 1 + (s & 1), 1 + (s >> 1), p, 1, p == 1 ? ONNXC_ACT_SILU : ONNXC_ACT_SILU + 100);
           cases += 2;
         }
+  /* 3x3 stride 1 across rows of a multiple of 8 columns (AVX2 onnxc_dw3r8): "same" and bands
+     (no vertical padding), one to many rows, with a channel multiplier; every epilogue path
+     (Relu with a residual, Clip without, SiLU with and without, sums every other call) */
+  {
+    static const int ws[] = {8, 16, 24, 40, 112};
+    static const int hs[] = {1, 2, 3, 5, 9};
+    int a, b;
+    for (a = 0; a < 5; a++)
+      for (b = 0; b < 5; b++) {
+        one(3, 1, hs[b], ws[a], 3, 1, 1, 1, 1, ONNXC_ACT_RELU);
+        one(4, 2, hs[b], ws[a], 3, 1, 1, 1, 1, ONNXC_ACT_SILU + 100);
+        one(2, 1, hs[b], ws[a], 3, 1, 1, 1, 1, ONNXC_ACT_SILU);
+        if (hs[b] >= 3) one2(3, 1, hs[b], ws[a], 3, 1, 1, 0, 1, 1, ONNXC_ACT_CLIP);
+        if (hs[b] >= 3) one2(2, 1, hs[b], ws[a], 3, 1, 1, 0, 1, 1, ONNXC_ACT_SILU + 100);
+        cases += 3 + 2 * (hs[b] >= 3);
+      }
+  }
   /* the bands of a DwBlock: rows given explicitly (no vertical padding), "same" across */
   for (hi = 0; hi < nd; hi++)
     for (s = 1; s <= 2; s++) {
