@@ -443,9 +443,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
    through ed.  With shared, one band covers the plane (j0 = 0) and the groups take turns in one
    window at s1 (small planes: it stays in L1).  s1 is aligned here to 64 bytes (the caller's
    scratch has 64 bytes to spare). */
-#if defined(ONNXC_AVX512)
 #define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
 #define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
+#if defined(ONNXC_AVX512)
 /* The activation of ea on N pixels of NG groups already stored at dst (from pixel (row, col);
    see onnxc_pwl16_gNG): for the activations other than Relu and Clip (SiLU, HardSwish, ...), in
    a pass of its own over the vectors just stored, so that the pixel blocks do not carry the
@@ -599,17 +599,6 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int I
    they replace on AVX2 copied every expanded plane into a zero-padded buffer (stride 2: split
    into even and odd columns) for the depthwise kernel: EfficientNet-B0's 16 -> 96 block on
    112 x 112 -> 56 x 56 spent 1.19M TSC ticks in the depthwise part, 4.5 flops per tick. */
-#define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
-#define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
-#if defined(__GNUC__)
-#define ONNXC_INREG1(x) __asm__("" : "+x"(x))
-#define ONNXC_OPAQUE(p) __asm__("" : "+r"(p))
-#define ONNXC_UNROLL _Pragma("GCC unroll 16")
-#else
-#define ONNXC_INREG1(x) (void)0
-#define ONNXC_OPAQUE(p) (void)0
-#define ONNXC_UNROLL
-#endif
 
 /* Writes the n <= 8 pixels p0.. held in st (st[i] = pixel p0 + i, lane c = channel c0 + c) to
    the nc output planes y + c ldy through e: without a residual or per-column bias, the bias,
