@@ -254,7 +254,7 @@ typedef struct ConvInfo {
   /* direct under a scratch cap: im2col tiles of sKB rows x sTR output rows on the stack
      instead, where the target has a SIMD GEMM path (a hosted 64-bit CPU); 0: none */
   int64_t sKB, sTR;
-  /* sc: AVX-512 hosts run onnxc_conv_sc (direct, few input channels, templates/conv.h) on
+  /* sc: AVX-512 and AVX2 hosts run onnxc_conv_sc (direct, few input channels, templates/conv.h) on
      bands of scR output rows in the im2col scratch; other targets the im2col blocks */
   bool sc;
   int64_t scR;
@@ -826,7 +826,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
   } else {
     if (ci->sc) {
       emit_use_template(e, "conv");
-      ep(e, "#if defined(ONNXC_AVX512)");
+      ep(e, "#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)");
       ep(e, "{");
       ep(e, "const onnxc_epi ep = %s;", epi_init(e, n, bias, false, res, ci->OHW));
       if (ci->direct) ep(e, "float scb_[%d];", STACK_TILE);
@@ -835,7 +835,7 @@ static void conv_emit_fast(Emit *e, Node *n, const ConvInfo *ci) {
         const char *shape = fmt(e, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld", LL(ci->Mg), LL(ci->Cg), LL(H),
                                 LL(g->in[l]), LL(KH), LL(g->k[l]), LL(g->s[l]), LL(PH), LL(g->pb[l]), LL(OH), LL(OW));
         const char *band = fmt(e, "%lld, %lld", LL(ci->scR), LL(ci->scBF));
-        const char *task = emit_par_task(e, "defined(ONNXC_AVX512)", "onnxc_sc_task_k", "onnxc_sc_job", fmt(e, "%s, %s", shape, band));
+        const char *task = emit_par_task(e, "defined(ONNXC_AVX512) || defined(ONNXC_AVX2)", "onnxc_sc_task_k", "onnxc_sc_job", fmt(e, "%s, %s", shape, band));
         ep(e, "onnxc_conv_sc_par(%s, %lld, %s, xg, wg, yg, &ep, (float *)W, %s);", task, LL(ci->scT), shape, band);
       } else
       ep(e, "onnxc_conv_sc(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, xg, wg, yg, &ep, %s, %lld);",
@@ -2575,7 +2575,7 @@ static void convdw_emit(Emit *e, Node *n) {
   /* the stem's output rows top + j0 .. top + jz - 1 into S1 (its row top at S1's row 0) */
   ep(e, "if (jz > j0) {");
   if (ci.sc) {
-    ep(e, "#if defined(ONNXC_AVX512)");
+    ep(e, "#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)");
     ep(e, "onnxc_conv_sc_rb(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, x, X1, s1, (long)rows * %lld, top, &ec, cw, %lld, top + j0, top + jz);",
        LL(ci.M), LL(ci.C), LL(g->in[0]), LL(g->in[1]), LL(g->k[0]), LL(g->k[1]), LL(g->s[0]), LL(g->pb[0]), LL(g->pb[1]),
        LL(g->out[0]), LL(g->out[1]), LL(IW), LL(ci.scR));

@@ -2005,20 +2005,23 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw2d(int CO, int mult, const float *x, int 
    col[kk][(rr - r0) * OW + ow] = x[c][rr SH + kh DH - PH][ow SW + kw DW - PW] (0 outside the
    input), k = kb + kk = (c KH + kh) KW + kw.  AVX-512, SW 1 or 2: each run of 16 outputs is
    one or two masked loads (lanes outside the input load as 0) and an even-lane permute. */
-#if defined(ONNXC_AVX512)
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
 /* Direct convolution for few input channels (the stems: C * KH * KW <= ONNXC_SCMAX taps, stride
    1 or 2, no dilation, one group).  Per band of R output rows, the input rows the band reads are
    copied into buf split by column phase (stride 2: even and odd columns), with zero padding
    around them, so that every tap of a run of 16 outputs is one unaligned vector load: output
    column ow at tap kw reads input column S ow + kw - PW = S (ow + q) + p, i.e. phase p at ow + q.
    Then per output row, 8 output channels by 48 columns of accumulators: each tap loads 3 input
-   vectors and broadcasts 8 weights (24 FMAs).  The weights are packed like onnxc_pack_a.  buf:
+   vectors and broadcasts 8 weights (24 FMAs).  AVX2: onnxc_uk's 4 x 24 tiles with the taps'
+   row vectors at xb + xo[t] (onnxc_uk_x).  The weights are packed like onnxc_pack_a.  buf:
    ((R - 1) S + KH) * C * S * Wp floats, Wp = onnxc_conv_sc_wp(OW, KW, S, PW). */
 #define ONNXC_SCMAX 256
 ONNXC_MAYBE_UNUSED static int onnxc_conv_sc_wp(int OW, int KW, int S, int PW) {
   const int L = (PW + S - 1) / S, qmax = KW - 1 - PW >= 0 ? (KW - 1 - PW) / S : 0; /* as conv_info (ops_nn.c) */
   return (OW + 15) / 16 * 16 + L + qmax + 1;
 }
+#endif
+#if defined(ONNXC_AVX512)
 
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -2350,7 +2353,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_t(int M, int C, int IH, int IW, int KH
   onnxc_conv_t_r(M, C, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OH, OW, x, Q, y, e, xp, xpn, 0, OH);
 }
 
-#if defined(ONNXC_AVX512)
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
 /* output rows [ohb, ohe) (onnxc_conv_sc: all; onnxc_conv_sc_par: a share each, a band buffer
    each; onnxc_conv_mp: a band at a time) into y, whose channel planes are OHW floats apart and
    whose first row is output row yr0 */
@@ -2389,9 +2392,27 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
         }
         if (S == 1) {
           const int n = IW < Wp - L ? IW : Wp - L;
+#if defined(ONNXC_AVX512)
           for (j = 0; j + 16 <= n; j += 16) _mm512_storeu_ps(br + L + j, _mm512_loadu_ps(xr + j));
           if (j < n) _mm512_mask_storeu_ps(br + L + j, ONNXC_MASK16(n - j), _mm512_maskz_loadu_ps(ONNXC_MASK16(n - j), xr + j));
+#else
+          memcpy(br + L, xr, sizeof(float) * (size_t)n);
+#endif
         } else {
+#if defined(ONNXC_AVX2)
+          /* 16 input columns -> 8 even, 8 odd (two in-lane shuffles, then the 64-bit lanes in
+             order 0, 2, 1, 3); the last columns one at a time */
+          const int n0 = (IW + 1) / 2 < Wp - L ? (IW + 1) / 2 : Wp - L, n1 = IW / 2 < Wp - L ? IW / 2 : Wp - L;
+          for (j = 0; 2 * j + 16 <= IW && j + 8 <= n1; j += 8) {
+            const __m256 a = _mm256_loadu_ps(xr + 2 * j), b = _mm256_loadu_ps(xr + 2 * j + 8);
+            _mm256_storeu_ps(br + L + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8)));
+            _mm256_storeu_ps(br + Wp + L + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8)));
+          }
+          for (; j < n0; j++) { /* (long: GCC -O2 warned of 2 j overflowing, inlined into a node) */
+            br[L + j] = xr[2L * j];
+            if (j < n1) br[Wp + L + j] = xr[2L * j + 1];
+          }
+#else
           /* 32 input columns -> 16 even, 16 odd */
           const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
           const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
@@ -2403,9 +2424,30 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
             _mm512_mask_storeu_ps(br + L + j, ONNXC_MASK16(n0 - j), _mm512_permutex2var_ps(a, ev, b));
             if (j < n1) _mm512_mask_storeu_ps(br + Wp + L + j, ONNXC_MASK16(n1 - j), _mm512_permutex2var_ps(a, od, b));
           }
+#endif
         }
       }
     }
+#if defined(ONNXC_AVX2)
+    /* per output row, 4 output channels (half an 8-row weight panel) by up to 24 columns, the
+       taps in k blocks as the panel's (rows past M: the panel's zeros, not stored) */
+    for (oh = oh0; oh < oh0 + rn; oh++) {
+      const float *xb = buf + (long)(oh - oh0) * S * rs;
+      for (m0 = 0; m0 < M; m0 += 4) {
+        const int mr = M - m0 < 4 ? M - m0 : 4;
+        float *yr = y + (long)m0 * OHW + (long)(oh - yr0) * OW;
+        for (ow0 = 0; ow0 < OW; ow0 += 24) {
+          const int nr = OW - ow0 < 24 ? OW - ow0 : 24;
+          int b;
+          for (b = 0; b < K; b += ONNXC_KC) {
+            const int kc = K - b < ONNXC_KC ? K - b : ONNXC_KC;
+            onnxc_uk_x(kc, wp + (long)b * Mp + (long)(m0 / 8) * 8 * kc + m0 % 8, xb + ow0, xo + b, yr + ow0, OHW, mr, nr, b > 0,
+                       b + kc >= K ? e : (const onnxc_epi *)0, m0, oh * OW + ow0);
+          }
+        }
+      }
+    }
+#else
     if (OW <= 16) {
       /* one vector per output row: strips of up to 3 rows (8 x 16 sums per row are too few to
          hide the FMA latency of two FMA units; ResNet-8's 16 -> 32 3x3 s2 at 16 x 16) */
@@ -2439,6 +2481,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
         }
       }
     }
+#endif
   }
 }
 
@@ -3588,7 +3631,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d(int C, const float *x, int IH, in
    Run one after the other, the two write and read the convolution's whole output (64 x 112 x
    112 floats on ResNet-18, 3.2 MB: more than the L2 cache); here a band of it stays in cache.
    The rows consecutive bands share (3x3 stride 2: one) move to the top of cb instead of being
-   computed again.  The convolution is onnxc_conv_sc (sc, AVX-512 targets: its band buffer in
+   computed again.  The convolution is onnxc_conv_sc (sc, AVX-512 and AVX2 targets: its band buffer in
    buf, bands of R rows) or the im2col tiles of KB x TR (in buf), with the epilogue e: every
    sum and maximum is taken as in the unfused kernels.  Pooled rows [pb, pe) of POH (the whole
    output, or one task's share under --threads). */
@@ -3614,7 +3657,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_mp(int sc, int M, int C, int IH, int I
       have1 = n0;
     have0 = n0;
     if (n1 > have1) {
-#if defined(ONNXC_AVX512)
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
       if (sc) onnxc_conv_sc_rb(M, C, IH, IW, KH, KW, SH, PH, PW, OH, OW, x, wp, cb, cs, have0, e, buf, R, have1, n1);
       else
 #endif

@@ -902,6 +902,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
     __m256 t_ = !acc ? x : _mm256_add_ps(x, w_ == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, k)); \
     if (fused) t_ = _mm256_add_ps(t_, bv);                                                       \
     if (clamp) t_ = _mm256_min_ps(_mm256_max_ps(t_, lo), hi);                                     \
+    if (xa == ONNXC_ACT_SILU) t_ = _mm256_div_ps(t_, onnxc_sigden8(t_));                           \
+    if (xa == ONNXC_ACT_HARDSWISH)                                                               \
+      t_ = _mm256_mul_ps(t_, _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(lo, t_, hi), _mm256_setzero_ps()), _mm256_set1_ps(1.0f))); \
     onnxc_storen8(p, t_, w_);                                                                   \
   }
 #define ONNXC_ROWS4(X) X(0) X(1) X(2) X(3)
@@ -954,69 +957,86 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
   ONNXC_ROWS4(ONNXC_UK_ROW2)
 #endif
 
-ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
-                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+/* onnxc_uk with the k steps' row vectors at B0 + k ldb, or with a table xo at B0 + xo[k]
+   (onnxc_conv_sc's taps: onnxc_uk_x) */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void onnxc_uk_b(int kc, const float *A, const float *B0, long ldb, const int *xo, float *C, long ldc,
+                              int mr, int nr, int acc, const onnxc_epi *e, int m0, int n0) {
   /* the common epilogues (a per-row bias, then Relu, Clip or nothing: one clamp) on the sums in
      registers; the others (SiLU, HardSwish, ...) through onnxc_epi_tile, whose switch inlined
      per vector here doubled the code of the generated files */
-  const int fused = e && !e->res && !e->bias_cols && e->act <= ONNXC_ACT_CLIP, clamp = fused && e->act != ONNXC_ACT_NONE;
+  const int plain = e && !e->res && !e->bias_cols;
+  /* with xo (the stems: EfficientNet's SiLU, MobileNetV3's HardSwish) those two as well (through
+     onnxc_epi_tile they took 9 TSC ticks per vector, as long as the FMAs of a 3x3 stem) */
+  const int xa = xo && plain && (e->act == ONNXC_ACT_SILU || e->act == ONNXC_ACT_HARDSWISH) ? e->act : 0;
+  const int fused = plain && (e->act <= ONNXC_ACT_CLIP || xa), clamp = fused && !xa && e->act != ONNXC_ACT_NONE;
   __m256 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32, a, b0, b1, b2;
   int k;
-  (void)pf;
   ONNXC_ROWS4(ONNXC_UK_ZERO)
   /* whole vectors (most tiles: onnxc_gemm_blk balances strips of 16 and 24 columns): plain
      loads, and with 16 columns the third vector's FMAs left out */
   if (nr == 24)
     for (k = 0; k < kc; k++) {
+      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
       ONNXC_UK_STEP3;
       A += 8;
-      B += ldb;
     }
   else if (nr == 16)
     for (k = 0; k < kc; k++) {
+      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
       ONNXC_UK_STEP2;
       A += 8;
-      B += ldb;
     }
   else if (nr > 16) { /* the third vector masked */
     const __m256i k2 = onnxc_mask8(nr - 16);
     for (k = 0; k < kc; k++) {
+      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
       b0 = _mm256_loadu_ps(B);
       b1 = _mm256_loadu_ps(B + 8);
       b2 = _mm256_maskload_ps(B + 16, k2);
       ONNXC_INREG3(b0, b1, b2);
       ONNXC_ROWS4(ONNXC_UK_ROW)
       A += 8;
-      B += ldb;
     }
   } else if (nr > 8) { /* two vectors, the second masked (the third's FMAs left out: 9..15
                           columns, e.g. the Winograd products of 14-tile blocks) */
     const __m256i k1 = onnxc_mask8(nr - 8);
     for (k = 0; k < kc; k++) {
+      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
       b0 = _mm256_loadu_ps(B);
       b1 = _mm256_maskload_ps(B + 8, k1);
       ONNXC_INREG2(b0, b1);
       ONNXC_ROWS4(ONNXC_UK_ROW2)
       A += 8;
-      B += ldb;
     }
   } else {
     const __m256i k0 = onnxc_mask8(nr);
     for (k = 0; k < kc; k++) {
+      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
       b0 = _mm256_maskload_ps(B, k0);
       ONNXC_ROWS4(ONNXC_UK_ROW1)
       A += 8;
-      B += ldb;
     }
   }
   { /* the masks and bounds of the stores made here: live across the k loop, they took
        registers from the sums (spilled in the loop) */
     const __m256i k0 = onnxc_mask8(nr), k1 = onnxc_mask8(nr - 8), k2 = onnxc_mask8(nr - 16);
-    const __m256 lo = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->alpha : 0.0f);
-    const __m256 hi = _mm256_set1_ps(clamp && e->act == ONNXC_ACT_CLIP ? e->beta : INFINITY);
+    const __m256 lo = _mm256_set1_ps((clamp && e->act == ONNXC_ACT_CLIP) || xa == ONNXC_ACT_HARDSWISH ? e->alpha : 0.0f);
+    const __m256 hi = _mm256_set1_ps((clamp && e->act == ONNXC_ACT_CLIP) || xa == ONNXC_ACT_HARDSWISH ? e->beta : INFINITY);
     ONNXC_ROWS4(ONNXC_UK_STORE)
   }
   if (e && !fused) onnxc_epi_tile(e, C, ldc, m0, mr, n0, nr);
+}
+ONNXC_MAYBE_UNUSED static void onnxc_uk(int kc, const float *A, const float *B, long ldb, float *C, long ldc, int mr,
+                                        int nr, int acc, const onnxc_epi *e, int m0, int n0, const float *pf) {
+  (void)pf;
+  onnxc_uk_b(kc, A, B, ldb, (const int *)0, C, ldc, mr, nr, acc, e, m0, n0);
+}
+ONNXC_MAYBE_UNUSED static void onnxc_uk_x(int kc, const float *A, const float *B, const int *xo, float *C, long ldc, int mr,
+                                          int nr, int acc, const onnxc_epi *e, int m0, int n0) {
+  onnxc_uk_b(kc, A, B, 0, xo, C, ldc, mr, nr, acc, e, m0, n0);
 }
 #elif defined(ONNXC_NEON)
 /* The 8 x (4 NV) micro-kernels: c<r><v> sums row r, columns 4v..4v+3; per k step the 8 A values

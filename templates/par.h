@@ -473,6 +473,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwbl_par(onnxc_task f, int T, int C, int Ci
   }
 }
 
+#endif
+
+#if (defined(ONNXC_AVX512) || defined(ONNXC_AVX2)) && defined(ONNXC_HAVE_DW2D)
 /* onnxc_conv_sc cut by output rows: part i takes rows [OH i / t, OH (i + 1) / t) in bands of R
    rows, its band buffer bf floats into buf */
 typedef struct onnxc_sc_job {

@@ -278,6 +278,74 @@ static void i2c(int M, int C, int IH, int IW, int KH, int KW, int S, int P, int 
   free(x), free(w), free(wp), free(y), free(r), free(bias), free(col);
 }
 
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
+/* the activations of the epilogue in double */
+static double act_ref(double s, int act, double al, double be) {
+  double t;
+  switch (act) {
+  case ONNXC_ACT_RELU: return s > 0 ? s : 0;
+  case ONNXC_ACT_CLIP: return s < al ? al : s > be ? be : s;
+  case ONNXC_ACT_SIGMOID: return 1 / (1 + exp(-s));
+  case ONNXC_ACT_SILU: return s / (1 + exp(-s));
+  case ONNXC_ACT_HARDSWISH:
+    t = al * s + be;
+    return s * (t < 0 ? 0 : t > 1 ? 1 : t);
+  default: return s;
+  }
+}
+/* onnxc_conv_sc_r (the direct stem convolution) in one to three parts of output rows, bands of
+   R rows, with an activation, a per-row bias (bias 1) and a residual (res 1), against a double
+   convolution */
+static void sct(int M, int C, int IH, int IW, int K, int S, int P, int R, int parts, int act, int bias1, int res1) {
+  const int OH = (IH + 2 * P - K) / S + 1, OW = (IW + 2 * P - K) / S + 1, KK = C * K * K, Mp = (M + 7) / 8 * 8;
+  const long OHW = (long)OH * OW, bf = (long)((R - 1) * S + K) * C * S * onnxc_conv_sc_wp(OW, K, S, P);
+  float *x = calloc((size_t)C * IH * IW, sizeof(float)), *w = calloc((size_t)M * KK, sizeof(float));
+  float *wp = calloc((size_t)Mp * KK, sizeof(float)), *y = calloc((size_t)M * OHW, sizeof(float));
+  float *r = calloc((size_t)M * OHW, sizeof(float)), *bias = calloc((size_t)M, sizeof(float));
+  float *buf = calloc((size_t)bf, sizeof(float));
+  onnxc_epi e = {0, 0, 0, 0, ONNXC_ACT_NONE, 0.0f, 0.0f, 0, 0, 0};
+  int i, p, m, oh, ow, c, kh, kw;
+  for (i = 0; i < C * IH * IW; i++) x[i] = frand();
+  for (i = 0; i < M * KK; i++) w[i] = frand();
+  for (i = 0; i < M * OHW; i++) r[i] = frand(), y[i] = 1e30f;
+  for (i = 0; i < M; i++) bias[i] = frand();
+  onnxc_pack_a(M, KK, w, KK, 1, wp);
+  e.bias = bias1 ? bias : (const float *)0;
+  e.res = res1 ? r : (const float *)0;
+  e.ldr = OHW;
+  e.act = act;
+  e.alpha = act == ONNXC_ACT_CLIP ? -0.5f : act == ONNXC_ACT_HARDSWISH ? 1.0f / 6 : 0.0f;
+  e.beta = act == ONNXC_ACT_CLIP ? 0.5f : act == ONNXC_ACT_HARDSWISH ? 0.5f : 0.0f;
+  for (p = 0; p < parts; p++) {
+    const int r0 = OH * p / parts, r1 = OH * (p + 1) / parts;
+    if (r1 > r0) onnxc_conv_sc_r(M, C, IH, IW, K, K, S, P, P, OH, OW, x, wp, y, &e, buf, R, r0, r1);
+  }
+  for (m = 0; m < M; m++)
+    for (oh = 0; oh < OH; oh++)
+      for (ow = 0; ow < OW; ow++) {
+        double s = (bias1 ? bias[m] : 0) + (res1 ? r[m * OHW + oh * OW + ow] : 0), mag = 1, g = y[m * OHW + oh * OW + ow];
+        for (c = 0; c < C; c++)
+          for (kh = 0; kh < K; kh++)
+            for (kw = 0; kw < K; kw++) {
+              const int ih = oh * S - P + kh, iw = ow * S - P + kw;
+              if (ih >= 0 && ih < IH && iw >= 0 && iw < IW) {
+                const double v = (double)w[(long)m * KK + (c * K + kh) * K + kw] * x[((long)c * IH + ih) * IW + iw];
+                s += v;
+                mag += fabs(v);
+              }
+            }
+        s = act_ref(s, act, e.alpha, e.beta);
+        if (!(fabs(g - s) <= 1e-5 * mag)) {
+          printf("FAIL conv_sc_r M=%d C=%d %dx%d K%d s%d p%d R=%d parts=%d act %d bias %d res %d at (%d,%d,%d): got %.9g, want %.9g\n",
+                 M, C, IH, IW, K, S, P, R, parts, act, bias1, res1, m, oh, ow, g, s);
+          failures++;
+          m = M, oh = OH, ow = OW;
+        }
+      }
+  free(x), free(w), free(wp), free(y), free(r), free(bias), free(buf);
+}
+#endif
+
 /* onnxc_maxpool2d against plain loops: windows clipped to the input (pads, ceil-mode extra
    outputs), every window holding an input element */
 static void maxpool(int C, int IH, int IW, int KH, int KW, int SH, int SW, int PH, int PW, int ceil_mode) {
@@ -309,7 +377,7 @@ static void maxpool(int C, int IH, int IW, int KH, int KW, int SH, int SW, int P
 }
 
 /* onnxc_conv_mp (a convolution whose rows a max pooling reads in bands): the convolution by
-   onnxc_conv_sc (sc, AVX-512) or the im2col tiles, bands of CR convolution rows, the pooled rows
+   onnxc_conv_sc (sc, AVX-512 and AVX2) or the im2col tiles, bands of CR convolution rows, the pooled rows
    in `parts` ranges one after another (as onnxc_conv_mp_par's tasks run them, each with its own
    scratch); bias and Relu; against a double convolution (rounded to float) and plain pooling. */
 static void convmp(int M, int C, int IH, int IW, int KH, int S, int P, int PK, int PS, int PP, int ceil_mode, int sc, int CR,
@@ -577,6 +645,25 @@ int main(void) {
             cases++;
           }
   }
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
+  /* the direct stem convolution: EfficientNet/MobileNet (3x3 s2), ResNet (7x7 s2: 147 taps, two
+     k blocks), stride 1; widths around the 8-, 16- and 24-column strips; every epilogue kind */
+  {
+    static const int q[][8] = {/* M, C, IH, IW, K, S, P, R */
+                               {32, 3, 23, 33, 3, 2, 1, 4}, {16, 3, 20, 48, 3, 2, 1, 3}, {20, 3, 30, 37, 7, 2, 3, 2},
+                               {13, 2, 12, 24, 3, 1, 1, 5}, {8, 3, 10, 50, 5, 1, 2, 16}, {40, 3, 9, 113, 3, 2, 1, 2},
+                               {7, 1, 11, 17, 3, 1, 0, 3}, {12, 3, 14, 16, 3, 1, 1, 4}};
+    static const int acts[] = {ONNXC_ACT_NONE, ONNXC_ACT_RELU, ONNXC_ACT_CLIP, ONNXC_ACT_SILU, ONNXC_ACT_HARDSWISH, ONNXC_ACT_SIGMOID};
+    int a, k, parts;
+    for (a = 0; a < (int)(sizeof q / sizeof q[0]); a++)
+      for (k = 0; k < (int)(sizeof acts / sizeof acts[0]); k++)
+        for (parts = 1; parts <= 3; parts += 2) {
+          sct(q[a][0], q[a][1], q[a][2], q[a][3], q[a][4], q[a][5], q[a][6], q[a][7], parts, acts[k], 1, 0);
+          sct(q[a][0], q[a][1], q[a][2], q[a][3], q[a][4], q[a][5], q[a][6], q[a][7], parts, acts[k], k % 2, 1);
+          cases += 2;
+        }
+  }
+#endif
   printf("%d cases, %d failures\n", cases, failures);
   return failures != 0;
 }
