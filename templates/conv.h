@@ -3599,6 +3599,45 @@ ONNXC_MAYBE_UNUSED static void onnxc_maxpool2d_rb(int C, const float *x, long xs
     }
     return;
   }
+#elif defined(ONNXC_AVX2)
+  if (SW <= 2) {
+    /* 8 outputs per vector: per window row and column the input columns c0, c0 + SW, ... as one
+       vector (stride 2: the even lanes of two loads by two shuffles), -inf outside the row (at
+       the row's ends through a copy on the stack) */
+    for (c = 0; c < C; c++) {
+      const float *xc = x + (long)c * xs;
+      float *yc = y + (long)c * OH * OW;
+      for (oh = oh0; oh < oh1; oh++)
+        for (ow0 = 0; ow0 < OW; ow0 += 8) {
+          const int nout = OW - ow0 < 8 ? OW - ow0 : 8, span = (nout - 1) * SW + 1;
+          __m256 mx = _mm256_set1_ps(-INFINITY);
+          for (kh = 0; kh < KH; kh++) {
+            const int ih = oh * SH + kh - PH;
+            const float *r;
+            if (ih < 0 || ih >= IH) continue;
+            r = xc + (long)(ih - xr0) * IW;
+            for (kw = 0; kw < KW; kw++) {
+              const int c0 = ow0 * SW + kw - PW; /* input column of lane 0 */
+              const float *q = r + c0;
+              float t[16];
+              __m256 v;
+              if (c0 < 0 || c0 + 8 * SW > IW) {
+                int l;
+                for (l = 0; l < 16; l++) t[l] = l < span && c0 + l >= 0 && c0 + l < IW ? r[c0 + l] : -INFINITY;
+                q = t;
+              }
+              if (SW == 1) v = _mm256_loadu_ps(q);
+              else
+                v = _mm256_castpd_ps(_mm256_permute4x64_pd(
+                    _mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(q + 8), 0x88)), 0xd8));
+              mx = _mm256_max_ps(mx, v);
+            }
+          }
+          onnxc_storen8(yc + (long)oh * OW + ow0, mx, nout);
+        }
+    }
+    return;
+  }
 #endif
   for (c = 0; c < C; c++) {
     const float *xc = x + (long)c * xs;
