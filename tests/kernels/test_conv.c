@@ -351,12 +351,20 @@ static void sct(int M, int C, int IH, int IW, int K, int S, int P, int R, int pa
 static void maxpool(int C, int IH, int IW, int KH, int KW, int SH, int SW, int PH, int PW, int ceil_mode) {
   const int OH = (IH + 2 * PH - KH + (ceil_mode ? SH - 1 : 0)) / SH + 1, OW = (IW + 2 * PW - KW + (ceil_mode ? SW - 1 : 0)) / SW + 1;
   float *x, *y;
-  int c, oh, ow, kh, kw, i;
+  int c, oh, ow, kh, kw, i, form;
   if ((OH - 1) * SH - PH >= IH || (OW - 1) * SW - PW >= IW) return; /* (ceil mode: the last window starts inside) */
   x = calloc((size_t)C * IH * IW, sizeof(float));
   y = calloc((size_t)C * OH * OW, sizeof(float));
   for (i = 0; i < C * IH * IW; i++) x[i] = frand();
-  onnxc_maxpool2d(C, x, IH, IW, KH, KW, SH, SW, PH, PW, y, OH, OW);
+#if defined(ONNXC_AVX2)
+  for (form = 0; form < 2; form++) { /* and the form onnxc_conv_mp's bands take */
+    for (i = 0; i < C * OH * OW; i++) y[i] = 1e30f;
+    if (form) onnxc_maxpool2d_rb8(C, x, (long)IH * IW, 0, IH, IW, KH, KW, SH, SW, PH, PW, y, OH, OW, 0, OH);
+    else
+#else
+  for (form = 0; form < 1; form++) {
+#endif
+    onnxc_maxpool2d(C, x, IH, IW, KH, KW, SH, SW, PH, PW, y, OH, OW);
   for (c = 0; c < C; c++)
     for (oh = 0; oh < OH; oh++)
       for (ow = 0; ow < OW; ow++) {
@@ -367,12 +375,13 @@ static void maxpool(int C, int IH, int IW, int KH, int KW, int SH, int SW, int P
             if (ih >= 0 && ih < IH && iw >= 0 && iw < IW && x[((long)c * IH + ih) * IW + iw] > m) m = x[((long)c * IH + ih) * IW + iw];
           }
         if (y[((long)c * OH + oh) * OW + ow] != m) {
-          printf("FAIL maxpool %dx%d k %dx%d s %dx%d p %dx%d at (%d,%d,%d): got %g, want %g\n", IH, IW, KH, KW, SH, SW, PH,
-                 PW, c, oh, ow, y[((long)c * OH + oh) * OW + ow], m);
+          printf("FAIL maxpool%s %dx%d k %dx%d s %dx%d p %dx%d at (%d,%d,%d): got %g, want %g\n", form ? "_rb8" : "", IH, IW, KH,
+                 KW, SH, SW, PH, PW, c, oh, ow, y[((long)c * OH + oh) * OW + ow], m);
           failures++;
           c = C, oh = OH, ow = OW;
         }
       }
+  }
   free(x), free(y);
 }
 
