@@ -17,7 +17,7 @@
    scalar columns at the edges); other shapes take the portable loops.
    onnxc_wino23 / onnxc_wino43: Winograd F(2x2,3x3) / F(4x4,3x3) for 3x3 stride-1 pad-1
    convolutions (see below); onnxc_wino_direct: the same without transform scratch.
-   onnxc_conv_sc (AVX-512): direct convolution of few input channels (stems), the input rows
+   onnxc_conv_sc (AVX-512, AVX2): direct convolution of few input channels (stems), the input rows
    split by column phase into a band buffer so that every tap is a vector load.
    onnxc_dwb16 (AVX-512): one band of a DwBlock (1x1 expansion + depthwise) with the expanded
    tensor in channel lanes, never transposed (below); onnxc_dwb8 the same on AVX2.
