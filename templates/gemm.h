@@ -88,11 +88,15 @@ ONNXC_MAYBE_UNUSED static onnxc_epi onnxc_epi_at(const onnxc_epi *e, long m0, lo
   return r;
 }
 
-/* Prefetches slice i of n of e->pf[0..pfn) (nothing without a prefetch instruction). */
+/* Prefetches slice i of n of e->pf's first min(pfn, ONNXC_PF_BURST) bytes (nothing without a
+   prefetch instruction): a burst per tile, for kernels that do not spread the prefetches over
+   their k steps (onnxc_sgemm_t does, over all of pfn: onnxc_pf_lines). */
+#define ONNXC_PF_BURST (256L * 1024)
 ONNXC_MAYBE_UNUSED static inline void onnxc_pf_slice(const onnxc_epi *e, long i, long n) {
 #if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
   if (e && e->pf) {
-    const long lines = (e->pfn + 63) / 64, a = lines * i / n, b = lines * (i + 1) / n;
+    const long lines = ((e->pfn < ONNXC_PF_BURST ? e->pfn : ONNXC_PF_BURST) + 63) / 64, a = lines * i / n,
+               b = lines * (i + 1) / n;
     long l;
     for (l = a; l < b; l++) _mm_prefetch(e->pf + 64 * l, _MM_HINT_T1);
   }
@@ -102,6 +106,26 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_pf_slice(const onnxc_epi *e, long i,
   (void)n;
 #endif
 }
+/* Byte offsets [*qo, *qn) of slice i of n of all of e->pf[0..pfn), whole lines (empty without
+   e->pf): the share of one tile of onnxc_sgemm_t, which its k steps prefetch two lines at a time
+   (onnxc_ukt) */
+ONNXC_MAYBE_UNUSED static inline void onnxc_pf_lines(const onnxc_epi *e, long i, long n, long *qo, long *qn) {
+  const long lines = e && e->pf ? (e->pfn + 63) / 64 : 0;
+  *qo = 64 * (lines * i / n);
+  *qn = 64 * (lines * (i + 1) / n);
+}
+#if defined(ONNXC_AVX512) || defined(ONNXC_AVX2)
+/* A k step's share of the lines [qo, qn) of qb (onnxc_pf_lines): two of them; and what the k
+   steps left over, at the end of the tile */
+#define ONNXC_PF_STEP(qb, qo, qn)                                          \
+  if (qo < qn) {                                                          \
+    _mm_prefetch(qb + qo, _MM_HINT_T1);                                   \
+    if (qo + 64 < qn) _mm_prefetch(qb + qo + 64, _MM_HINT_T1);            \
+    qo += 128;                                                            \
+  }
+#define ONNXC_PF_REST(qb, qo, qn) \
+  for (; qo < qn; qo += 64) _mm_prefetch(qb + qo, _MM_HINT_T1);
+#endif
 
 /* Scalar activation (the reference for the vector forms). */
 ONNXC_MAYBE_UNUSED static inline float onnxc_act1(float x, int act, float al, float be) {
@@ -1414,8 +1438,9 @@ ONNXC_MAYBE_UNUSED static void onnxc_act_vecs(__m512 *r, int n, const onnxc_epi 
 #define ONNXC_UKT_DEF(NAME, NR, RV)                                                                        \
   ONNXC_MAYBE_UNUSED static void NAME(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, \
                                       int mr, int acc, const onnxc_epi *e, int m0, int n0, const char *pf, \
-                                      long pfs) {                                                          \
+                                      long pfs, long qo, long qn) {                                        \
     const int nr_ = NR, rv_ = RV;                                                                          \
+    const char *qb_ = e ? e->pf : (const char *)0;                                                         \
     ONNXC_UKT_START                                                                                        \
     __m512 r[8];                                                                                           \
     int k, i;                                                                                              \
@@ -1423,12 +1448,14 @@ ONNXC_MAYBE_UNUSED static void onnxc_act_vecs(__m512 *r, int n, const onnxc_epi 
     for (k = 0; k < kc; k++) {                                                                             \
       _mm_prefetch(pf, _MM_HINT_T1);                                                                       \
       pf += pfs;                                                                                           \
+      ONNXC_PF_STEP(qb_, qo, qn)                                                                           \
       const __m512 q0 = _mm512_loadu_ps(Q);                                                              \
       const __m512 q1 = rv_ > 1 ? _mm512_loadu_ps(Q + 16) : q0, q2 = rv_ > 2 ? _mm512_loadu_ps(Q + 32) : q0; \
       ONNXC_J8(ONNXC_TF)                                                                                   \
       Q += 48;                                                                                             \
       B += ldb;                                                                                            \
     }                                                                                                      \
+    ONNXC_PF_REST(qb_, qo, qn)                                                                             \
     ONNXC_UKT_END                                                                                          \
   }
 ONNXC_UKT_DEF(onnxc_ukt1, 1, 3)
@@ -1497,17 +1524,18 @@ ONNXC_MAYBE_UNUSED static void onnxc_tt_store(float *tt, float *C, long ldc, int
 #endif
 
 ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B, long ldb, float *C, long ldc, int mr,
-                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const char *pf, long pfs) {
+                                         int nr, int acc, const onnxc_epi *e, int m0, int n0, const char *pf, long pfs,
+                                         long qo, long qn) {
 #if defined(ONNXC_AVX512)
   typedef void (*ukt_fn)(int, const float *, const float *, long, float *, long, int, int, const onnxc_epi *, int, int,
-                         const char *, long);
+                         const char *, long, long, long);
   static const ukt_fn tab[3][8] = {
       {onnxc_ukt1_r1, onnxc_ukt2_r1, onnxc_ukt3_r1, onnxc_ukt4_r1, onnxc_ukt5_r1, onnxc_ukt6_r1, onnxc_ukt7_r1, onnxc_ukt8_r1},
       {onnxc_ukt1_r2, onnxc_ukt2_r2, onnxc_ukt3_r2, onnxc_ukt4_r2, onnxc_ukt5_r2, onnxc_ukt6_r2, onnxc_ukt7_r2, onnxc_ukt8_r2},
       {onnxc_ukt1, onnxc_ukt2, onnxc_ukt3, onnxc_ukt4, onnxc_ukt5, onnxc_ukt6, onnxc_ukt7, onnxc_ukt8}};
   /* row vectors: a last panel of <= 16 or <= 32 rows computes only those */
   tab[mr <= 16 ? 0 : mr <= 32 ? 1 : 2][nr < 1 ? 0 : nr > 8 ? 7 : nr - 1](kc, Q, B, ldb, C, ldc, mr, acc, e, m0, n0, pf,
-                                                                          pfs);
+                                                                          pfs, qo, qn);
 #elif defined(ONNXC_AVX2)
   /* four columns and 24 of the panel's 48 rows at a time: 12 sums (a k step: three row vectors
      of the panel, four broadcasts, 12 FMAs), in k blocks of ONNXC_UKT_KB; the sums of up to 8
@@ -1516,6 +1544,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
      share of the next panel into L2, as the AVX-512 form does (EfficientNet-B0's 1152 -> 192 on
      7 x 7: 684k -> 645k TSC ticks) */
   float tt[8 * 48];
+  const char *qb = e ? e->pf : (const char *)0;
   int j, k, h, k0;
   if (mr > 48) mr = 48;
   if (nr > 8) nr = 8; /* (onnxc_sgemm_t's tiles have at most 8 columns) */
@@ -1542,6 +1571,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       const float *q = Q + 48L * k0 + h, *b = B + (long)k0 * ldb + j;
       float *t = tt + 48 * j + h;
       const long ps = j == 0 && h == 0 ? pfs : 0; /* the first pass of a k block prefetches */
+      const long qe = j == 0 && h == 0 ? qn : 0;  /* (both streams) */
       const char *pk = pf + (long)k0 * pfs;
       __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
       __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
@@ -1554,6 +1584,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
 #define ONNXC_UKT_K3                                                                                    \
   _mm_prefetch(pk, _MM_HINT_T1);                                                                      \
   pk += ps;                                                                                           \
+  ONNXC_PF_STEP(qb, qo, qe)                                                                           \
   __m256 w0 = _mm256_loadu_ps(q), w1 = _mm256_loadu_ps(q + 8), w2 = _mm256_loadu_ps(q + 16), x;       \
   ONNXC_INREG3(w0, w1, w2);                                                                           \
   x = _mm256_broadcast_ss(b);                                                                         \
@@ -1581,12 +1612,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_ukt(int kc, const float *Q, const float *B,
       }
     }
   }
+  ONNXC_PF_REST(qb, qo, qn)
   onnxc_tt_store(tt, C, ldc, mr, nr, acc, e, m0, n0);
 #else
   float s0[48], s1[48];
   int j, k, l;
   (void)pf;
   (void)pfs;
+  (void)qo;
+  (void)qn;
   if (mr > 48) mr = 48;
   for (j = 0; j < nr; j += 2) {
     const int two = j + 1 < nr;
@@ -1623,9 +1657,10 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_t(int M, int N, int K, const float *Q
     for (t = 0; t < nt; t++) {
       const int j0 = (int)((long)N * t / nt), j1 = (int)((long)N * (t + 1) / nt);
       const char *pf = (const char *)(Q + (long)(p + 48 < M ? p + 48 : p) * K) + (p + 48 < M ? (long)t * pfs * K : 0);
-      onnxc_pf_slice(e, (long)(p / 48) * nt + t, (long)((M + 47) / 48) * nt);
+      long qo, qn;
+      onnxc_pf_lines(e, (long)(p / 48) * nt + t, (long)((M + 47) / 48) * nt, &qo, &qn);
       onnxc_ukt(K, Q + (long)p * K, B + j0, ldb, C + (long)p * ldc + j0, ldc, M - p < 48 ? M - p : 48, j1 - j0, 0, e,
-                p, j0, pf, p + 48 < M ? pfs : 0);
+                p, j0, pf, p + 48 < M ? pfs : 0, qo, qn);
     }
 }
 

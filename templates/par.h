@@ -131,6 +131,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_gt_task(void *p, int i) {
   onnxc_epi e = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
   if (p1 <= p0) return;
   if (j->e) e = onnxc_epi_at(j->e, p0, 0);
+  if (e.pf) { /* part i's share of the later node's weights */
+    long qo, qn;
+    onnxc_pf_lines(&e, i, j->T, &qo, &qn);
+    e.pf += qo;
+    e.pfn = (qn < e.pfn ? qn : e.pfn) - qo;
+  }
   onnxc_sgemm_t(p1 - p0, j->N, j->K, j->Q + (long)p0 * j->K, j->B, j->ldb, j->C + (long)p0 * j->ldc, j->ldc, j->e ? &e : 0);
 }
 

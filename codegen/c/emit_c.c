@@ -705,9 +705,16 @@ void emit_opt_level(Buf *b) {
    256 KiB (more would push the running node's own data out of a 1 MiB L2).  Six steps: from an
    inverted-residual block's expansion over the depthwise convolution and a squeeze-excitation
    (pool, two small 1x1 convolutions, scale) to its projection.  Only constants emitted as arrays
-   (not --weights blobs, whose base is a run parameter the node function does not see). */
+   (not --weights blobs, whose base is a run parameter the node function does not see).
+   A matrix-vector product's weights (gemv_w: a classifier after the last 1x1 convolution and the
+   pooling) are given whole, up to PF_GEMV_BYTES: their product does 2 flops per 4 bytes, so it
+   runs at the speed it reads them, from memory when the layers before have pushed them out of
+   L3 (EfficientNet-B0's 1280 x 1000 classifier: 13 bytes per TSC tick).  onnxc_sgemm_t spreads
+   them over its k steps (two lines each); they pass through L2 into L3, where the product finds
+   them; the other kernels take the first 256 KiB (onnxc_pf_slice). */
 #define PF_MIN_BYTES (32 * 1024)
 #define PF_MAX_BYTES (256 * 1024)
+#define PF_GEMV_BYTES (8 * 1024 * 1024)
 static void pick_prefetch(Emit *e, Graph *g, int s) {
   e->pf_sym = NULL;
   e->pf_bytes = 0;
@@ -726,7 +733,8 @@ static void pick_prefetch(Emit *e, Graph *g, int s) {
     }
     if (best) {
       e->pf_sym = best->cname;
-      e->pf_bytes = value_bytes(best) < PF_MAX_BYTES ? value_bytes(best) : PF_MAX_BYTES;
+      const int64_t cap = !strcmp(best->name, "gemv_w") ? PF_GEMV_BYTES : PF_MAX_BYTES;
+      e->pf_bytes = value_bytes(best) < cap ? value_bytes(best) : cap;
       return;
     }
   }

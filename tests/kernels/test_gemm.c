@@ -125,7 +125,12 @@ static void one(int M, int N, int K, int bias_mode, int use_res, int act) {
     for (m = 0; m < M; m++)
       for (k = 0; k < K; k++) Q[(long)(m / 48) * 48 * K + 48L * k + m % 48] = A[m * K + k];
     for (i = 0; i < M * ldc; i++) C[i] = 1e30f;
+    /* with a later node's weights to prefetch over the k steps (here S: any bytes) */
+    e.pf = (const char *)S;
+    e.pfn = (long)K * N * (long)sizeof(float);
     onnxc_sgemm_t(M, N, K, Q, B, N, C, ldc, &e);
+    e.pf = (const char *)0;
+    e.pfn = 0;
     check("sgemm_t", M, N, K, act, C, ldc, want, mag);
     free(Q);
   }
