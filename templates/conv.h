@@ -283,7 +283,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc_flush(__m512 *st, long p0, int n, int n
 
 /* The N results a_[] of pixels op.. into the staging tile, flushed per 16 pixels. */
 #define ONNXC_DWC_STAGE(N)                                                                           \
-  for (j_ = 0; j_ < N; j_++, op++) {                                                                 \
+  for (j_ = 0; j_ < N && op < OHW; j_++, op++) { /* (op < OHW holds: for GCC -Werror) */             \
     st[op & 15] = a_[j_];                                                                            \
     if ((op & 15) == 15 || op == OHW - 1)                                                            \
       onnxc_dwc_flush(st, op & ~15L, (int)(op & 15) + 1, nc, y + (long)c0 * ldy, ldy, e, c0);        \
@@ -640,7 +640,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc8_flush(__m256 *st, long p0, int n, int 
 
 /* The N results a_[] of pixels op.. into the staging tile, flushed per 8 pixels. */
 #define ONNXC_DWC8_STAGE(N)                                                                          \
-  for (j_ = 0; j_ < N; j_++, op++) {                                                                 \
+  for (j_ = 0; j_ < N && op < OHW; j_++, op++) { /* (op < OHW holds: for GCC -Werror) */             \
     st[op & 7] = a_[j_];                                                                             \
     if ((op & 7) == 7 || op == OHW - 1)                                                              \
       onnxc_dwc8_flush(st, op & ~7L, (int)(op & 7) + 1, nc, y + (long)c0 * ldy, ldy, e, c0);         \
