@@ -47,9 +47,12 @@
 /* p as if changed here: loads through it are not hoisted out of loops (the compiler would keep
    table vectors, biases or bounds in registers across a micro-kernel's loop and spill sums instead) */
 #define ONNXC_OPAQUE(p) __asm__("" : "+r"(p))
+/* the same, kept where it stands (volatile: not moved out of its loop nor merged with another) */
+#define ONNXC_OPAQUE_HERE(p) __asm__ __volatile__("" : "+r"(p))
 #define ONNXC_UNROLL _Pragma("GCC unroll 16")
 #else
 #define ONNXC_OPAQUE(p) (void)0
+#define ONNXC_OPAQUE_HERE(p) (void)0
 #define ONNXC_UNROLL
 #endif
 
@@ -164,8 +167,9 @@ ONNXC_MAYBE_UNUSED static inline __m512 onnxc_exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
-/* 2^(j/32), j = 0..31 */
-ONNXC_MAYBE_UNUSED static const float onnxc_exp2_32[32] = {
+/* onnxc_sigden16's constants (below) and 2^(j/32), j = 0..31 (from [8]) */
+ONNXC_MAYBE_UNUSED static const float onnxc_sigk[40] = {
+    393216.0f, -1.44269504088896341f, 87.3f, -87.3f, 0.2402269f, 0.69315735f, 1.0f, 0.0f,
     1.0f, 1.0218971486541166f, 1.0442737824274138f, 1.0671404006768237f, 1.0905077326652577f, 1.1143867425958924f,
     1.1387886347566916f, 1.1637248587775775f, 1.1892071150027210f, 1.2152473599804690f, 1.2418578120734840f,
     1.2690509571917332f, 1.2968395546510096f, 1.3252366431597413f, 1.3542555469368927f, 1.3839098819638320f,
@@ -188,23 +192,26 @@ ONNXC_MAYBE_UNUSED static const float onnxc_exp2_32[32] = {
    operations with the division: each one counts where the SiLU shares the FP pipes with a
    kernel's FMAs (8 x 16 FMAs per 8 SiLUs: 27.2 -> 26.4 core cycles per vector against 17.3
    without the SiLU, with t computed first and clamped). */
-ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
-  const __m512 magic = _mm512_set1_ps(393216.0f), c = _mm512_set1_ps(-1.44269504088896341f);
-  const float *tab = onnxc_exp2_32;
-  __m512 lo, hi;
-  ONNXC_OPAQUE(tab);
-  lo = _mm512_loadu_ps(tab);
-  hi = _mm512_loadu_ps(tab + 16);
+/* (the body, on constants in registers: k = onnxc_sigk's, lo and hi its table) */
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16_k(__m512 x, const __m512 *k, __m512 lo, __m512 hi) {
 #if defined(__AVX512DQ__)
-  const __m512 xc = _mm512_range_ps(x, _mm512_set1_ps(87.3f), 0x02); /* a quiet NaN: the bound */
+  const __m512 xc = _mm512_range_ps(x, k[2], 0x02); /* a quiet NaN: the bound */
 #else
   /* min/max return their second operand when one is NaN */
-  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-87.3f), _mm512_min_ps(_mm512_set1_ps(87.3f), x));
+  const __m512 xc = _mm512_max_ps(k[3], _mm512_min_ps(k[2], x));
 #endif
-  const __m512 u = _mm512_fmadd_ps(xc, c, magic), n = _mm512_sub_ps(u, magic), f = _mm512_fmsub_ps(xc, c, n);
+  const __m512 u = _mm512_fmadd_ps(xc, k[1], k[0]), n = _mm512_sub_ps(u, k[0]), f = _mm512_fmsub_ps(xc, k[1], n);
   const __m512 T = _mm512_permutex2var_ps(lo, _mm512_castps_si512(u), hi);
-  const __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0.2402269f), f, _mm512_set1_ps(0.69315735f));
-  return _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(T, f), q, T), n));
+  const __m512 q = _mm512_fmadd_ps(k[4], f, k[5]);
+  return _mm512_add_ps(k[6], _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(T, f), q, T), n));
+}
+ONNXC_MAYBE_UNUSED static inline __m512 onnxc_sigden16(__m512 x) {
+  const float *tab = onnxc_sigk + 8;
+  const __m512 k[7] = {_mm512_set1_ps(onnxc_sigk[0]), _mm512_set1_ps(onnxc_sigk[1]), _mm512_set1_ps(onnxc_sigk[2]),
+                       _mm512_set1_ps(onnxc_sigk[3]), _mm512_set1_ps(onnxc_sigk[4]), _mm512_set1_ps(onnxc_sigk[5]),
+                       _mm512_set1_ps(onnxc_sigk[6])};
+  ONNXC_OPAQUE(tab);
+  return onnxc_sigden16_k(x, k, _mm512_loadu_ps(tab), _mm512_loadu_ps(tab + 16));
 }
 
 /* The numerator over onnxc_sigden16: x for SiLU; 1 for the sigmoid, NaN where x is NaN (the
