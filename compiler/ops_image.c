@@ -45,6 +45,22 @@ static const char *store_sat(Emit *e, int dt, const char *x) {
   return fmt(e, "(%s)(%s)", c_type(dt), x);
 }
 
+/* extrapolation_value (a float attribute) in an integer dt as ONNX Runtime and the ONNX reference
+   store it: truncated toward zero and then wrapped to the type's width (uint8: -1.5 -> 255), as
+   a C literal. */
+static const char *int_extrapolation(Emit *e, int dt, double v) {
+  const double t = trunc(v);
+  const int bits = dtype_bits(dt);
+  const bool sgn = dt == DT_INT8 || dt == DT_INT16 || dt == DT_INT32 || dt == DT_INT64;
+  /* (out of int64's range, or NaN: 0, where the C++ cast of the reference is undefined) */
+  uint64_t u = t >= -9223372036854775808.0 && t < 9223372036854775808.0 ? (uint64_t)(int64_t)t : 0;
+  if (bits < 64) u &= (UINT64_C(1) << bits) - 1;
+  if (sgn && bits < 64 && (u >> (bits - 1)) & 1) return fmt(e, "(%s)(%lld)", c_type(dt), (long long)u - (1LL << bits));
+  if (sgn && u == UINT64_C(1) << 63) return "(int64_t)(-9223372036854775807LL - 1)";
+  if (sgn) return fmt(e, "(%s)(%lldLL)", c_type(dt), (long long)(int64_t)u);
+  return fmt(e, "(%s)%lluULL", c_type(dt), (unsigned long long)u);
+}
+
 /* ==== Resize / Upsample ==================================================================== */
 
 enum { RS_UP7 = 0, RS_UP9 = 1, RS_10 = 2, RS_11 = 3, RS_13 = 4 };
@@ -398,7 +414,8 @@ static void rs_emit(Emit *e, Node *n) {
     Buf cond = {0};
     for (int d = 0; d < r; d++)
       if (p->ax[d].active && p->ax[d].any_ex) buf_printf(&cond, "%sex%d[d%d]", cond.len ? " || " : "", d, d);
-    ep(e, "if (%s) { Y0[%s] = %s; continue; }", cond.p, oi, store_sat(e, dt, c_lit(e, ct, p->ev)));
+    ep(e, "if (%s) { Y0[%s] = %s; continue; }", cond.p, oi,
+       dtype_is_int(dt) ? int_extrapolation(e, dt, p->ev) : store_sat(e, dt, c_lit(e, ct, p->ev)));
     buf_free(&cond);
   }
   if (p->mode == M_NEAREST || !any_active) {
