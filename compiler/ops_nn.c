@@ -2103,10 +2103,12 @@ static GemmFast gemm_fast(Ctx *ctx, const Node *n) {
   Value *c = node_in(n, 2);
   if (c && beta != 0) {
     if (beta != 1.0) return f;
+    /* (one value and one column: a bias, before the residual case takes a 1x1 C, so that a
+       fused residual Add still finds the residual slot free) */
     if (cm == 1 && cn == N && N > 1) { f.bias = "X2"; f.cols = true; }
     else if (cm == M && cn == 1 && M > 1) f.bias = "X2";
-    else if (cm == M && cn == N) f.res = "X2";
     else if (cm == 1 && cn == 1 && N == 1) { f.bias = "X2"; f.cols = true; }
+    else if (cm == M && cn == N) f.res = "X2";
     else return f;
   }
   if (n->fuse_add) {
