@@ -796,7 +796,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
 /* N pixels p.. of NG channel groups: N NG sums over all k (each broadcast input value feeds NG
    FMAs; the NG weight vectors of a k step held in registers), then the stores: clamped (Relu,
    Clip), plain, or plain and then onnxc_pwl8_act */
-#define ONNXC_PWL8(N, NG)                                                                            \
+#define ONNXC_PWL8(N, NG, S)                                                                         \
   {                                                                                                  \
     __m256 a_[NG][N];                                                                                \
     const float *xp_ = x + p, *lh_ = lohi_;                                                          \
@@ -826,7 +826,28 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
         row++;                                                                                       \
       }                                                                                              \
     }                                                                                                \
-    if (!simple_) onnxc_pwl8_act(ea, dst, dgs, NG, r0_, c0_, N, IW, Wp);                             \
+    if (S) {                                                                                         \
+      /* SiLU on the vectors just stored, as ONNXC_PWL does */                                       \
+      const float *sk_ = onnxc_sigk8;                                                                \
+      ONNXC_OPAQUE_HERE(sk_);                                                                        \
+      {                                                                                              \
+        const __m256 k_[8] = {_mm256_set1_ps(sk_[0]), _mm256_set1_ps(sk_[1]), _mm256_set1_ps(sk_[2]), \
+                              _mm256_set1_ps(sk_[3]), _mm256_set1_ps(sk_[4]), _mm256_set1_ps(sk_[5]), \
+                              _mm256_set1_ps(sk_[6]), _mm256_set1_ps(sk_[7])};                       \
+        const __m256 tv_ = _mm256_loadu_ps(sk_ + 8);                                                 \
+        int r_ = r0_, c_ = c0_;                                                                      \
+        ONNXC_UNROLL for (i = 0; i < N; i++) {                                                       \
+          ONNXC_UNROLL for (g = 0; g < NG; g++) {                                                    \
+            __m256 *d_ = dst + g * dgs + (long)r_ * Wp + c_;                                         \
+            *d_ = _mm256_div_ps(*d_, onnxc_sigden8_k(*d_, k_, tv_));                                 \
+          }                                                                                          \
+          if (++c_ == IW) {                                                                          \
+            c_ = 0;                                                                                  \
+            r_++;                                                                                    \
+          }                                                                                          \
+        }                                                                                            \
+      }                                                                                              \
+    } else if (!simple_) onnxc_pwl8_act(ea, dst, dgs, NG, r0_, c0_, N, IW, Wp);                      \
     p += N;                                                                                          \
   }
 /* A 1x1 convolution in channel lanes over n consecutive input pixels (rows of IW), NG groups of 8
@@ -837,17 +858,18 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
   ONNXC_MAYBE_UNUSED static void NAME(int K, const float *x, long ldx, int n, int IW, int Wp, const float *wg,     \
                                       long wgs, const __m256 *bv, const onnxc_epi *ea, __m256 *dst, long dgs) {    \
     const int simple_ = ea->act <= ONNXC_ACT_CLIP, clamp_ = ea->act == ONNXC_ACT_RELU || ea->act == ONNXC_ACT_CLIP; \
+    const int silu_ = ea->act == ONNXC_ACT_SILU;                                                                 \
     const float lohi_[2] = {ea->act == ONNXC_ACT_CLIP ? ea->alpha : 0.0f, ea->act == ONNXC_ACT_CLIP ? ea->beta : INFINITY}; \
     int p = 0, k, i, g, row = 0, col = 0;                                                                        \
-    while (n - p >= 10) ONNXC_PWL8(5, NG)                                                                        \
+    while (n - p >= 10) ONNXC_PWL8(5, NG, silu_)                                                                 \
     while (n > p) {                                                                                              \
       const int r = n - p, b = r >= 5 ? r / 2 : r; /* r = 5..9: two blocks */                                    \
       switch (b) {                                                                                               \
-      case 4: ONNXC_PWL8(4, NG) break;                                                                           \
-      case 3: ONNXC_PWL8(3, NG) break;                                                                           \
-      case 2: ONNXC_PWL8(2, NG) break;                                                                           \
-      case 1: ONNXC_PWL8(1, NG) break;                                                                           \
-      default: ONNXC_PWL8(5, NG) break;                                                                          \
+      case 4: ONNXC_PWL8(4, NG, 0) break;                                                                           \
+      case 3: ONNXC_PWL8(3, NG, 0) break;                                                                           \
+      case 2: ONNXC_PWL8(2, NG, 0) break;                                                                           \
+      case 1: ONNXC_PWL8(1, NG, 0) break;                                                                           \
+      default: ONNXC_PWL8(5, NG, 0) break;                                                                          \
       }                                                                                                          \
     }                                                                                                            \
   }

@@ -336,10 +336,11 @@ ONNXC_MAYBE_UNUSED static inline void onnxc_storen8(float *p, __m256 v, int n) {
   }
   if (n >= 1) _mm_store_ss(p, x);
 }
-/* 2^(j/8), j = 0..7 */
-ONNXC_MAYBE_UNUSED static const float onnxc_exp2_8[8] = {1.0f, 1.0905077326652577f, 1.1892071150027210f, 1.2968395546510096f,
-                                                         1.4142135623730951f, 1.5422108254079407f, 1.6817928305074290f,
-                                                         1.8340080864093424f};
+/* onnxc_sigden8's constants (below) and 2^(j/8), j = 0..7 (from [8]) */
+ONNXC_MAYBE_UNUSED static const float onnxc_sigk8[16] = {
+    1572864.0f, -1.44269504088896341f, 1.0f, 87.3f, -87.3f, 0.05551062f, 0.24025783f, 0.69314717f,
+    1.0f, 1.0905077326652577f, 1.1892071150027210f, 1.2968395546510096f, 1.4142135623730951f, 1.5422108254079407f,
+    1.6817928305074290f, 1.8340080864093424f};
 /* 1 + e^-x on 8 lanes, onnxc_sigden16's way with an 8-entry table: x clamped to [-87.3, 87.3],
    t = -x log2 e; u = t + 1.5 2^20 (one FMA from x) rounds t to a multiple of 1/8 (n = u - 1.5
    2^20) and leaves 8 n in its low mantissa bits: their low three pick 2^(j/8) from the table
@@ -350,18 +351,23 @@ ONNXC_MAYBE_UNUSED static const float onnxc_exp2_8[8] = {1.0f, 1.090507732665257
    vector (Zen 4).  Relative error of SiLU < 1.1e-6 up to the clamp.  A NaN comes back clamped
    (max/min return their second operand), as onnxc_sigden16's; onnxc_act8 puts it back for the
    sigmoid. */
-ONNXC_MAYBE_UNUSED static inline __m256 onnxc_sigden8(__m256 x) {
-  const __m256 magic = _mm256_set1_ps(1572864.0f), c = _mm256_set1_ps(-1.44269504088896341f), one = _mm256_set1_ps(1.0f);
-  const float *tab = onnxc_exp2_8;
-  ONNXC_OPAQUE(tab);
-  const __m256 xc = _mm256_min_ps(_mm256_set1_ps(87.3f), _mm256_max_ps(_mm256_set1_ps(-87.3f), x));
-  const __m256 u = _mm256_fmadd_ps(xc, c, magic), n = _mm256_sub_ps(u, magic), f = _mm256_fmsub_ps(xc, c, n);
+/* (the body, on constants in registers: k = onnxc_sigk8's first 8, tv its table) */
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_sigden8_k(__m256 x, const __m256 *k, __m256 tv) {
+  const __m256 xc = _mm256_min_ps(k[3], _mm256_max_ps(k[4], x));
+  const __m256 u = _mm256_fmadd_ps(xc, k[1], k[0]), n = _mm256_sub_ps(u, k[0]), f = _mm256_fmsub_ps(xc, k[1], n);
   const __m256i ui = _mm256_castps_si256(u);
   const __m256i e = _mm256_and_si256(_mm256_slli_epi32(ui, 20), _mm256_set1_epi32((int)0xFF800000u));
-  const __m256 T = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(_mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), ui)), e));
-  __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0.05551062f), f, _mm256_set1_ps(0.24025783f));
-  q = _mm256_fmadd_ps(q, f, _mm256_set1_ps(0.69314717f));
-  return _mm256_fmadd_ps(T, _mm256_fmadd_ps(f, q, one), one);
+  const __m256 T = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(_mm256_permutevar8x32_ps(tv, ui)), e));
+  const __m256 q = _mm256_fmadd_ps(_mm256_fmadd_ps(k[5], f, k[6]), f, k[7]);
+  return _mm256_fmadd_ps(T, _mm256_fmadd_ps(f, q, k[2]), k[2]);
+}
+ONNXC_MAYBE_UNUSED static inline __m256 onnxc_sigden8(__m256 x) {
+  const float *tab = onnxc_sigk8 + 8;
+  const __m256 k[8] = {_mm256_set1_ps(onnxc_sigk8[0]), _mm256_set1_ps(onnxc_sigk8[1]), _mm256_set1_ps(onnxc_sigk8[2]),
+                       _mm256_set1_ps(onnxc_sigk8[3]), _mm256_set1_ps(onnxc_sigk8[4]), _mm256_set1_ps(onnxc_sigk8[5]),
+                       _mm256_set1_ps(onnxc_sigk8[6]), _mm256_set1_ps(onnxc_sigk8[7])};
+  ONNXC_OPAQUE(tab);
+  return onnxc_sigden8_k(x, k, _mm256_loadu_ps(tab));
 }
 /* exp(x) on 8 lanes: onnxc_exp16's reduction and polynomial, 2^n put into the exponent bits
    (x clamped to [-87.3, 88.3], so that n stays within the normal exponents). */
