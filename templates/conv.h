@@ -445,6 +445,21 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwc16(int CO, int mult, const float *x, int
    scratch has 64 bytes to spare). */
 #define ONNXC_DWB_ALIGN(p) ((float *)(void *)((char *)(p) + ((64 - (uintptr_t)(p) % 64) % 64)))
 #define ONNXC_DWB_KMAX 512 /* input channels of the lanes form (its weight table on the stack) */
+/* ONNXC_PWL / ONNXC_PWL8: STMT on the NG groups' vectors dst[o_] of the N pixels from (r0_, c0_) */
+#define ONNXC_PWL_EACH(N, NG, STMT)                                                                  \
+  {                                                                                                  \
+    int r_ = r0_, c_ = c0_;                                                                          \
+    ONNXC_UNROLL for (i = 0; i < N; i++) {                                                           \
+      ONNXC_UNROLL for (g = 0; g < NG; g++) {                                                        \
+        const long o_ = g * dgs + (long)r_ * Wp + c_;                                                \
+        STMT;                                                                                        \
+      }                                                                                              \
+      if (++c_ == IW) {                                                                              \
+        c_ = 0;                                                                                      \
+        r_++;                                                                                        \
+      }                                                                                              \
+    }                                                                                                \
+  }
 #if defined(ONNXC_AVX512)
 /* The activation of ea on N pixels of NG groups already stored at dst (from pixel (row, col);
    see onnxc_pwl16_gNG): for the activations other than Relu and Clip (SiLU, HardSwish, ...), in
@@ -503,17 +518,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl16_act(const onnxc_epi *ea, __m512 *dst,
                               _mm512_set1_ps(sk_[3]), _mm512_set1_ps(sk_[4]), _mm512_set1_ps(sk_[5]), \
                               _mm512_set1_ps(sk_[6])};                                               \
         const __m512 tl_ = _mm512_loadu_ps(sk_ + 8), th_ = _mm512_loadu_ps(sk_ + 24);                \
-        int r_ = r0_, c_ = c0_;                                                                      \
-        ONNXC_UNROLL for (i = 0; i < N; i++) {                                                       \
-          ONNXC_UNROLL for (g = 0; g < NG; g++) {                                                    \
-            __m512 *d_ = dst + g * dgs + (long)r_ * Wp + c_;                                         \
-            *d_ = _mm512_div_ps(*d_, onnxc_sigden16_k(*d_, k_, tl_, th_));                           \
-          }                                                                                          \
-          if (++c_ == IW) {                                                                          \
-            c_ = 0;                                                                                  \
-            r_++;                                                                                    \
-          }                                                                                          \
-        }                                                                                            \
+        ONNXC_PWL_EACH(N, NG, dst[o_] = _mm512_div_ps(dst[o_], onnxc_sigden16_k(dst[o_], k_, tl_, th_))) \
       }                                                                                              \
     } else if (!simple_) onnxc_pwl16_act(ea, dst, dgs, NG, r0_, c0_, N, IW, Wp);                     \
     p += N;                                                                                          \
@@ -835,17 +840,7 @@ ONNXC_MAYBE_UNUSED static void onnxc_pwl8_act(const onnxc_epi *ea, __m256 *dst, 
                               _mm256_set1_ps(sk_[3]), _mm256_set1_ps(sk_[4]), _mm256_set1_ps(sk_[5]), \
                               _mm256_set1_ps(sk_[6]), _mm256_set1_ps(sk_[7])};                       \
         const __m256 tv_ = _mm256_loadu_ps(sk_ + 8);                                                 \
-        int r_ = r0_, c_ = c0_;                                                                      \
-        ONNXC_UNROLL for (i = 0; i < N; i++) {                                                       \
-          ONNXC_UNROLL for (g = 0; g < NG; g++) {                                                    \
-            __m256 *d_ = dst + g * dgs + (long)r_ * Wp + c_;                                         \
-            *d_ = _mm256_div_ps(*d_, onnxc_sigden8_k(*d_, k_, tv_));                                 \
-          }                                                                                          \
-          if (++c_ == IW) {                                                                          \
-            c_ = 0;                                                                                  \
-            r_++;                                                                                    \
-          }                                                                                          \
-        }                                                                                            \
+        ONNXC_PWL_EACH(N, NG, dst[o_] = _mm256_div_ps(dst[o_], onnxc_sigden8_k(dst[o_], k_, tv_)))    \
       }                                                                                              \
     } else if (!simple_) onnxc_pwl8_act(ea, dst, dgs, NG, r0_, c0_, N, IW, Wp);                      \
     p += N;                                                                                          \
