@@ -510,7 +510,9 @@ static void emit_gemv(Emit *e, const StepCtx *sc, const GemvSpec *gs, const Gemv
       ep(e, "for (; b0 + %d <= te * %lld; b0 += %d) {", RB, (long long)B, RB);
       emit_gemv_block(e, sc, gs, t, nt, GH, off, wd, RB);
       ep(e, "}");
-      ep(e, "for (; b0 < te * %lld; b0++) {", (long long)B);
+      /* the last rows, fewer than RB: a bound GCC sees (with te * B a multiple of RB, it flagged
+         an int overflow in this loop that never runs: -Waggressive-loop-optimizations) */
+      ep(e, "for (int rr = 1; rr < %d && b0 < te * %lld; rr++, b0++) {", RB, (long long)B);
       emit_gemv_block(e, sc, gs, t, nt, GH, off, wd, 1);
       ep(e, "}");
     } else {
