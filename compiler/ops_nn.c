@@ -2481,8 +2481,14 @@ Node *conv_pool_fuse(Ctx *ctx, Graph *g, Node *conv, Node *pool) {
    S1 (rows the previous band computed move up; rows outside the image are its zero padding),
    the depthwise output into S2, its projection into the band's output rows.  Neither the
    stem's output nor the depthwise output goes through memory (MobileNetV2: 2 x 1.6 MB).
+   Without a projection (EfficientNet's stem: its depthwise output feeds a squeeze-and-excitation
+   block, then the projection that the excitation scales) the band's depthwise rows go to the
+   node's output, and with plane means (optimize.c fuse_plane_means) the depthwise kernel sums
+   them as it writes them: only the stem's output stays out of memory.
    Inputs: X0 the image, X1 the stem's packed weight, X2 its bias, X3 the depthwise weight, X4
    its bias, X5 the projection's packed weight, X6 its bias, X7 its residual (NULL where absent). */
+
+static const OpDef convdw_row;
 
 typedef struct ConvDw {
   Node *conv, *dw, *pj; /* absorbed (dead) */
@@ -2511,7 +2517,7 @@ static int64_t convdw_rows(const ConvDw *cd, int64_t cap, int64_t conv_f) {
   const ConvShape *d = &cd->d;
   int64_t R = d->out[0];
   while (R > 1) {
-    const int64_t b = (d->C * convdw_rin(cd, R) * d->in[1] + d->C * R * d->out[1]) * 4;
+    const int64_t b = (d->C * convdw_rin(cd, R) * d->in[1] + (cd->pj ? d->C * R * d->out[1] : 0)) * 4;
     if (b <= CONVDW_BAND && (cap < 0 || b + conv_f * 4 <= cap)) break;
     R = (R + 1) / 2;
   }
@@ -2525,15 +2531,23 @@ static int64_t convdw_scratch(Ctx *ctx, Node *n) {
   ConvInfo ci;
   convdw_conv_info(ctx, cd, &ci);
   const int64_t conv_f = convdw_conv_f(&ci), R = convdw_rows(cd, n->scratch_cap, conv_f);
-  const int64_t s1 = (cd->d.C * convdw_rin(cd, R) * cd->d.in[1] + 15) / 16 * 16, s2 = (cd->d.C * R * cd->d.out[1] + 15) / 16 * 16;
+  const int64_t s1 = (cd->d.C * convdw_rin(cd, R) * cd->d.in[1] + 15) / 16 * 16;
+  const int64_t s2 = cd->pj ? (cd->d.C * R * cd->d.out[1] + 15) / 16 * 16 : 0; /* without a projection: no S2 */
   return (s1 + s2 + conv_f) * 4;
 }
 
 static void convdw_infer(Ctx *ctx, Node *n) {
   (void)ctx;
   const ConvDw *cd = n->priv;
-  const Value *y = cd->pj->outputs[0];
+  const Value *y = (cd->pj ? cd->pj : cd->dw)->outputs[0];
   value_set_shape(n->outputs[0], y->dtype, y->rank, y->dims);
+}
+
+/* Whether n is a ConvDw without a projection (its output the depthwise output, whose plane
+   means it can give as a second output). */
+bool conv_dw_plain(const Node *n) {
+  const ConvDw *cd = n->priv;
+  return n->def == &convdw_row && !cd->pj;
 }
 
 static void convdw_emit(Emit *e, Node *n) {
@@ -2543,18 +2557,24 @@ static void convdw_emit(Emit *e, Node *n) {
   convdw_conv_info(e->ctx, cd, &ci);
   const int64_t conv_f = convdw_conv_f(&ci), R = convdw_rows(cd, n->scratch_cap, conv_f);
   const int64_t C = d->C, IH = d->in[0], IW = d->in[1], OH = d->out[0], OW = d->out[1], OHW = OH * OW;
-  const int64_t s1f = (C * convdw_rin(cd, R) * IW + 15) / 16 * 16, s2f = (C * R * OW + 15) / 16 * 16;
+  const int64_t s1f = (C * convdw_rin(cd, R) * IW + 15) / 16 * 16, s2f = cd->pj ? (C * R * OW + 15) / 16 * 16 : 0;
   const Geo *g = &ci.g;
   set_it(n, 0);
   emit_use_template(e, "gemm");
   emit_use_template(e, "conv");
-  ep(e, "float *s1 = (float *)W, *s2 = s1 + %lld, *cw = s2 + %lld;", LL(s1f), LL(s2f));
+  if (cd->pj) ep(e, "float *s1 = (float *)W, *s2 = s1 + %lld, *cw = s2 + %lld;", LL(s1f), LL(s2f));
+  else ep(e, "float *s1 = (float *)W, *cw = s1 + %lld;", LL(s1f));
   ep(e, "const onnxc_epi ec = %s;", epi_init(e, cd->conv, node_in(n, 2) ? "X2" : NULL, false, NULL, ci.OHW));
-  ep(e, "const onnxc_epi ed = %s;", epi_init(e, cd->dw, node_in(n, 4) ? "X4" : NULL, false, NULL, OHW));
+  const bool means = !cd->pj && n->n_outputs > 1 && n->outputs[1];
+  ep(e, "%sonnxc_epi ed = %s;", means ? "" : "const ", epi_init(e, cd->dw, node_in(n, 4) ? "X4" : NULL, false, NULL, OHW));
   ep(e, "(void)cw;");
   loop(e, "nb", d->N);
   ep(e, "const float *x = X0 + nb * %lld;", LL(ci.C * ci.IHW));
-  ep(e, "float *y = Y0 + nb * %lld;", LL(cd->Cout * OHW));
+  ep(e, "float *y = Y0 + nb * %lld;", LL((cd->pj ? cd->Cout : C) * OHW));
+  if (means) {
+    ep(e, "ed.sum = Y1 + nb * %lld;", LL(C));
+    ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(C));
+  }
   ep(e, "int prev_top = 0, prev_rows = 0;");
   ep(e, "for (int o0 = 0; o0 < %lld; o0 += %lld) {", LL(OH), LL(R));
   ep(e, "const int on = %lld - o0 < %lld ? %lld - o0 : %lld;", LL(OH), LL(R), LL(OH), LL(R));
@@ -2588,9 +2608,20 @@ static void convdw_emit(Emit *e, Node *n) {
      LL(g->s[1]), LL(g->pb[0]), LL(g->pb[1]), LL(g->out[1]), LL(IW), LL(ci.TR), LL(ci.M));
   if (ci.sc) ep(e, "#endif");
   ep(e, "}");
-  ep(e, "onnxc_dw2d(%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, s2, on, %lld, &ed);", LL(C), LL(IW),
-     LL(d->k[0]), LL(d->k[1]), LL(d->s[0]), LL(d->s[1]), LL(d->pb[1]), LL(d->d[0]), LL(d->d[1]), LL(OW));
-  {
+  if (!cd->pj) {
+    /* a channel per call, each straight into its output plane's band rows (through S2 and a
+       copy, the copy alone took 153k of EfficientNet-B0's 1.36M TSC ticks) */
+    ep(e, "for (int c = 0; c < %lld; c++) {", LL(C));
+    ep(e, "onnxc_epi el = ed;");
+    if (node_in(n, 4)) ep(e, "el.bias = X4 + c;");
+    if (means) ep(e, "el.sum = ed.sum + c;");
+    ep(e, "onnxc_dw2d(1, 1, s1 + (long)c * rows * %lld, rows, %lld, X3 + c * %lld, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, y + (long)c * %lld + (long)o0 * %lld, on, %lld, &el);",
+       LL(IW), LL(IW), LL(d->k[0] * d->k[1]), LL(d->k[0]), LL(d->k[1]), LL(d->s[0]), LL(d->s[1]), LL(d->pb[1]), LL(d->d[0]),
+       LL(d->d[1]), LL(OHW), LL(OW), LL(OW));
+    ep(e, "}");
+  } else {
+    ep(e, "onnxc_dw2d(%lld, 1, s1, rows, %lld, X3, %lld, %lld, %lld, %lld, 0, %lld, %lld, %lld, s2, on, %lld, &ed);", LL(C), LL(IW),
+       LL(d->k[0]), LL(d->k[1]), LL(d->s[0]), LL(d->s[1]), LL(d->pb[1]), LL(d->d[0]), LL(d->d[1]), LL(OW));
     const char *res = node_in(n, 7) ? fmt(e, "X7 + nb * %lld + (long)o0 * %lld", LL(cd->Cout * OHW), LL(OW)) : NULL;
     ep(e, "const onnxc_epi ej = %s;", epi_init(e, cd->pj, node_in(n, 6) ? "X6" : NULL, false, res, OHW));
     ep(e, "onnxc_sgemm(%lld, on * %lld, %lld, X5, 8, s2, (long)on * %lld, y + (long)o0 * %lld, %lld, &ej);", LL(cd->Cout), LL(OW),
@@ -2599,6 +2630,7 @@ static void convdw_emit(Emit *e, Node *n) {
   ep(e, "prev_top = top;");
   ep(e, "prev_rows = rows;");
   ep(e, "}");
+  if (means) ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] /= %s;", LL(C), c_lit(e, DT_FLOAT, (double)OHW));
   ep(e, "}");
 }
 
@@ -2629,27 +2661,26 @@ Node *conv_dw_fuse(Ctx *ctx, Graph *g, Node *conv, Node *dw, Node *pj) {
   }
   if (!ci.fast || ci.direct || ci.same || ci.dw || ci.wino || ci.convt || ci.pointwise || ci.G != 1 || ci.g.r != 2) return NULL;
   if (ci.g.d[0] != 1 || ci.g.d[1] != 1 || ci.N != sd.N || ci.M != sd.C) return NULL;
-  /* with the projection only: a depthwise output without one feeds a squeeze-and-excitation
-     pool (EfficientNet, MobileNetV3) that the unfused depthwise kernel sums as it goes */
-  if (!pj || !packed_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0]) return NULL;
+  if (pj && (!packed_pointwise(ctx, pj, &sp) || pj->inputs[0] != dw->outputs[0])) pj = NULL;
   ConvDw *cd = arena_alloc(&ctx->arena, sizeof *cd);
   cd->conv = conv;
   cd->dw = dw;
   cd->pj = pj;
   cd->d = sd;
-  cd->Cout = sp.M;
+  cd->Cout = pj ? sp.M : sd.C;
   Node *f = graph_new_node(ctx, g, "ConvDw", arena_printf(&ctx->arena, "%s_dw", conv->name), 8, 1);
   f->domain = "onnxc";
   f->opset = 1;
   f->def = &convdw_row;
   f->priv = cd;
   Value *in[8] = {conv->inputs[0], conv->inputs[1], node_in(conv, 2), dw->inputs[1], node_in(dw, 2),
-                  pj->inputs[1], node_in(pj, 2), pj->fuse_add ? pj->inputs[pj->fuse_add] : NULL};
+                  pj ? pj->inputs[1] : NULL, pj ? node_in(pj, 2) : NULL, pj && pj->fuse_add ? pj->inputs[pj->fuse_add] : NULL};
   for (int k = 0; k < 8; k++) f->inputs[k] = in[k];
   f->n_explicit = 8;
-  f->outputs[0] = pj->outputs[0];
+  f->outputs[0] = (pj ? pj : dw)->outputs[0];
   f->outputs[0]->producer = f;
-  conv->dead = dw->dead = pj->dead = true;
+  conv->dead = dw->dead = true;
+  if (pj) pj->dead = true;
   return f;
 }
 

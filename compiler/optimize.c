@@ -564,6 +564,8 @@ static bool fuse_plane_means(Ctx *ctx, Node *gp) {
     if (!cs.dw_form || cs.r != 2) return false;
   } else if (p->def && !strcmp(p->op_type, "DwBlock") && !strcmp(p->domain, "onnxc")) {
     if (!dw_block_plain(p)) return false;
+  } else if (p->def && !strcmp(p->op_type, "ConvDw") && !strcmp(p->domain, "onnxc")) {
+    if (!conv_dw_plain(p)) return false;
   } else {
     return false;
   }
@@ -901,7 +903,7 @@ static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
     const int el = ex->w_layout;
     repack_panels(ctx, g, ex);
     Node *f = dw_block_fuse(ctx, g, ex, dw, pj);
-    if (!f && pj) f = conv_dw_fuse(ctx, g, ex, dw, pj); /* a stem in place of the expansion */
+    if (!f) f = conv_dw_fuse(ctx, g, ex, dw, pj); /* a stem in place of the expansion */
     if (!f) {
       ex->inputs[1] = ew; /* unfused: the layout it had */
       ex->w_layout = el;

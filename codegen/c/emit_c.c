@@ -678,7 +678,7 @@ static bool emit_skipped(const Node *n) { return n->elided; }
    kernels, which gain from being compiled for their shapes.  Not the others: inlining a whole
    image decoder into its node took GCC minutes (ImageDecoder, 120 s timeout at -O1). */
 static bool node_flattens(const Node *n) {
-  static const char *const ops[] = {"Conv", "ConvTranspose", "ConvPool", "DwBlock", "Gemm", "MatMul"};
+  static const char *const ops[] = {"Conv", "ConvTranspose", "ConvPool", "ConvDw", "DwBlock", "Gemm", "MatMul"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (!strcmp(n->op_type, ops[i])) return true;
   return false;

@@ -500,7 +500,9 @@ def g_convdw(c):
     depthwise kernel 3x3 "same" with stride 1 (ConvDw: bands of depthwise output rows; the stem
     by onnxc_conv_sc on AVX-512 or im2col tiles, rows the next band reads again moved up, the
     image's edges as zero rows), with activations and a residual on the projection, under
-    scratch caps; some other depthwise shapes, unfused."""
+    scratch caps; some other depthwise shapes, unfused.  A quarter without the projection
+    (EfficientNet's stem: ConvDw writes the depthwise output), then a squeeze-and-excitation
+    branch mostly (its pooling becomes the node's plane means)."""
     c.opset = c.choice([14, 17])
     dt = F32
     cin, m = c.randint(1, 4), c.randint(4, 40)
@@ -536,6 +538,22 @@ def g_convdw(c):
     if oh + 2 * dp < (k - 1) * d + 1 or ow + 2 * dp < (k - 1) * d + 1:
         raise Skip()
     y = dw_conv_act(c, y, dt, m, k, k, ds, d, dp, dp, chain, f"DwConv {k}x{k} s{ds} d{d} pads {dp}")
+    if c.chance(0.25):
+        if c.chance(0.75):
+            red = c.randint(1, 8)
+            sq = c.node("GlobalAveragePool", [y])
+            sq = c.node("Conv", [sq, c.const(c.values([red, m, 1, 1], dt, -1, 1), dt, "ws1"),
+                                 c.const(c.values([red], dt), dt, "bs1")])
+            sq = act_tail(c, sq, c.choice(["Relu", "SiLU"]))
+            sq = c.node("Conv", [sq, c.const(c.values([m, red, 1, 1], dt, -1, 1), dt, "ws2"),
+                                 c.const(c.values([m], dt), dt, "bs2")])
+            sq = act_tail(c, sq, "Sigmoid")
+            y = c.node("Mul", [y, sq] if c.chance(0.5) else [sq, y])
+            chain.append(f"SE {m}->{red}")
+        c.output(y)
+        c.note("chain: " + " -> ".join(chain))
+        c.flags = "--scratch-headroom " + str(c.choice([1000, 1000, 25, 0]))
+        return dt
     co = c.randint(1, 48)
     lim = 1.5 / math.sqrt(m)
     ins = [y, c.const(c.values([co, m, 1, 1], dt, -lim, lim), dt, "wp")]

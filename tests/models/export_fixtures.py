@@ -262,6 +262,30 @@ class MBConvNet(nn.Module):
         return self.fc(self.tail(x).mean([2, 3]))
 
 
+class EffNetStem(nn.Module):
+    """EfficientNet-B0's first block on a 92 x 92 plane: the 3x3 stride-2 stem, the 3x3
+    depthwise convolution (both with SiLU), squeeze-and-excitation, the 1x1 projection.  The
+    stem's output is over 1 MiB, so onnxc fuses the stem and the depthwise convolution into a
+    ConvDw without projection (the excitation scales the depthwise output before it) whose
+    plane means feed the excitation."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbn(cin, cout, k=1, s=1, g=1, act=nn.SiLU):
+            return [nn.Conv2d(cin, cout, k, s, k // 2, groups=g, bias=False), nn.BatchNorm2d(cout), act()]
+
+        self.stem = nn.Sequential(*cbn(3, 32, 3, 2))
+        self.dw = nn.Sequential(*cbn(32, 32, 3, 1, 32))
+        self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(32, 8, 1), nn.SiLU(), nn.Conv2d(8, 32, 1), nn.Sigmoid())
+        self.pj = nn.Sequential(nn.Conv2d(32, 16, 1, bias=False), nn.BatchNorm2d(16))
+        self.pool = nn.AvgPool2d(4)
+
+    def forward(self, x):
+        y = self.dw(self.stem(x))
+        return self.pool(self.pj(y * self.se(y)))
+
+
 class Transformer(nn.Module):
     """One post-norm transformer encoder layer (d_model 32, 2 heads, feed-forward 64, 40 tokens):
     the attention MatMul -> Softmax -> MatMul chain, LayerNorm, GELU from Erf."""
@@ -292,6 +316,7 @@ FIXTURES = [
     ("mbconv_op17", MBConvNet, (2, 3, 56, 56), 17),
     ("transformer_op17", Transformer, (2, 40, 32), 17),
     ("rnn_stack_op14", RNNStack, (30, 2, 12), 14),
+    ("effnet_stem_op17", EffNetStem, (1, 3, 184, 184), 17),
 ]
 
 
