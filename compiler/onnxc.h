@@ -926,6 +926,7 @@ Node *conv_dw_fuse(Ctx *ctx, Graph *g, Node *conv, Node *dw, Node *pj);
 /* Whether DwBlock n ends with the depthwise output (no projection): optimize.c may give it a
    second output, the GlobalAveragePool of the first, that its kernels add up as they go. */
 bool dw_block_plain(const Node *n);
+/* The same for a ConvDw (ops_nn.c: a stem and its depthwise Conv without the projection). */
 bool conv_dw_plain(const Node *n);
 /* Whether Conv c is 2-D, float, in the packed 1x1 GEMM form (stride 1, no padding, one group,
    no channel scale); *s its shape. */

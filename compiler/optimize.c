@@ -43,7 +43,8 @@
  *   - the channel scale Mul(y, s) whose only reader is a packed 1x1 Conv with no more output
  *     channels than pixels: the Conv reads y and scales its weights' columns by s at run time
  *     (n->fuse_scale; onnxc_scale_cols), so the scaled tensor is never written;
- *   - GlobalAveragePool(y) of a depthwise Conv (onnxc_dw2d) or a DwBlock without projection:
+ *   - GlobalAveragePool(y) of a depthwise Conv (onnxc_dw2d), or of a DwBlock or ConvDw without
+ *     projection:
  *     the producer's second output, the plane means its kernels add up as they write y
  *     (onnxc_epi.sum), so y is not read back for them.
  *
@@ -549,8 +550,8 @@ static bool fuse_channel_scale(Ctx *ctx, Graph *g, Node *p) {
   return false;
 }
 
-/* GlobalAveragePool of a depthwise Conv's output (onnxc_dw2d) or of a DwBlock's without a
-   projection: the producer gets the pool's output as its second output, the means of its
+/* GlobalAveragePool of a depthwise Conv's output (onnxc_dw2d) or of a DwBlock's or ConvDw's
+   without a projection: the producer gets the pool's output as its second output, the means of its
    output planes, which its kernels add up as they write them (onnxc_epi.sum) -- the squeeze of
    squeeze-and-excitation blocks without reading the tensor back from memory. */
 static bool fuse_plane_means(Ctx *ctx, Node *gp) {
@@ -882,7 +883,9 @@ static void repack_panels(Ctx *ctx, Graph *g, Node *p) {
    the early, large planes of MobileNetV2/V3 and EfficientNet.  (Fusing the smaller ones too,
    in the channel-lanes form, measured no faster: EfficientNet-B0 and MobileNetV2 within 2%,
    MLPerf DS-CNN's 25x5 planes 22% slower.)  A stem Conv in place of the expansion, with the
-   projection, becomes a ConvDw (ops_nn.c; MobileNetV1/V2: bench/ab.py MobileNetV2 0.965). */
+   projection where one reads the depthwise output alone, becomes a ConvDw (ops_nn.c;
+   MobileNetV1/V2: bench/ab.py MobileNetV2 0.965; EfficientNet-B0, whose squeeze-and-excitation
+   reads the depthwise output too: arena 3136 -> 2437 KiB). */
 static void fuse_dw_blocks(Ctx *ctx, Graph *g) {
   int nn = g->nodes.n;
   bool any = false;

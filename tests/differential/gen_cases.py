@@ -493,6 +493,18 @@ def dw_conv_act(c, y, dt, ch, kh, kw, s, d, ph, pw, chain, desc):
     return y
 
 
+def se_gate(c, y, dt, ch, red, gates):
+    """The excitation of a squeeze-and-excitation branch on y (ch channels): GlobalAveragePool,
+    1x1 Conv to red channels, Relu or SiLU, 1x1 Conv back to ch, one of gates."""
+    sq = c.node("GlobalAveragePool", [y])
+    sq = c.node("Conv", [sq, c.const(c.values([red, ch, 1, 1], dt, -1, 1), dt, "ws1"),
+                         c.const(c.values([red], dt), dt, "bs1")])
+    sq = act_tail(c, sq, c.choice(["Relu", "SiLU"]))
+    sq = c.node("Conv", [sq, c.const(c.values([ch, red, 1, 1], dt, -1, 1), dt, "ws2"),
+                         c.const(c.values([ch], dt), dt, "bs2")])
+    return act_tail(c, sq, c.choice(gates))
+
+
 @family("convdw")
 def g_convdw(c):
     """A stem convolution, the depthwise convolution that alone reads it and the 1x1 projection of
@@ -541,13 +553,7 @@ def g_convdw(c):
     if c.chance(0.25):
         if c.chance(0.75):
             red = c.randint(1, 8)
-            sq = c.node("GlobalAveragePool", [y])
-            sq = c.node("Conv", [sq, c.const(c.values([red, m, 1, 1], dt, -1, 1), dt, "ws1"),
-                                 c.const(c.values([red], dt), dt, "bs1")])
-            sq = act_tail(c, sq, c.choice(["Relu", "SiLU"]))
-            sq = c.node("Conv", [sq, c.const(c.values([m, red, 1, 1], dt, -1, 1), dt, "ws2"),
-                                 c.const(c.values([m], dt), dt, "bs2")])
-            sq = act_tail(c, sq, "Sigmoid")
+            sq = se_gate(c, y, dt, m, red, ["Sigmoid"])
             y = c.node("Mul", [y, sq] if c.chance(0.5) else [sq, y])
             chain.append(f"SE {m}->{red}")
         c.output(y)
@@ -1847,13 +1853,7 @@ def g_dwblock(c):
         # input of one value per channel (per batch element)
         if c.chance(0.7):
             red = c.randint(1, 16)
-            sq = c.node("GlobalAveragePool", [y])
-            sq = c.node("Conv", [sq, c.const(c.values([red, ce, 1, 1], dt, -1, 1), dt, "ws1"),
-                                 c.const(c.values([red], dt), dt, "bs1")])
-            sq = act_tail(c, sq, c.choice(["Relu", "SiLU"]))
-            sq = c.node("Conv", [sq, c.const(c.values([ce, red, 1, 1], dt, -1, 1), dt, "ws2"),
-                                 c.const(c.values([ce], dt), dt, "bs2")])
-            sq = act_tail(c, sq, c.choice(["Sigmoid", "HardSigmoid"]))
+            sq = se_gate(c, y, dt, ce, red, ["Sigmoid", "HardSigmoid"])
             chain.append(f"SE {ce}->{red}")
         else:
             sq = c.input(c.values(c.choice([[n, ce, 1, 1], [1, ce, 1, 1], [ce, 1, 1]]), dt, 0, 2), dt, "scale")
