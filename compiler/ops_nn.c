@@ -2493,7 +2493,7 @@ static const OpDef convdw_row;
 typedef struct ConvDw {
   Node *conv, *dw, *pj; /* absorbed (dead) */
   ConvShape d;          /* the depthwise convolution */
-  int64_t Cout;         /* the projection's output channels */
+  int64_t Cout;         /* the projection's output channels (without one: the depthwise channels) */
 } ConvDw;
 
 #define CONVDW_BAND (256 * 1024) /* target bytes of S1 and S2 */
@@ -2570,7 +2570,7 @@ static void convdw_emit(Emit *e, Node *n) {
   ep(e, "(void)cw;");
   loop(e, "nb", d->N);
   ep(e, "const float *x = X0 + nb * %lld;", LL(ci.C * ci.IHW));
-  ep(e, "float *y = Y0 + nb * %lld;", LL((cd->pj ? cd->Cout : C) * OHW));
+  ep(e, "float *y = Y0 + nb * %lld;", LL(cd->Cout * OHW));
   if (means) {
     ep(e, "ed.sum = Y1 + nb * %lld;", LL(C));
     ep(e, "for (int c = 0; c < %lld; c++) ed.sum[c] = 0.0f;", LL(C));
