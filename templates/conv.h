@@ -589,12 +589,19 @@ ONNXC_MAYBE_UNUSED static void onnxc_dwb16(int C, int Cin, const float *x, int I
     for (q = 0; q < NG; q++) {
       float *sg = s1 + (g + q) * gs, *wq = wg + 16L * Cin * q;
       const int c0 = 16 * (g + q), nc = C - c0 < 16 ? C - c0 : 16;
-      int k;
+      int k, kb;
       bv[q] = ee->bias ? _mm512_maskz_loadu_ps(ONNXC_MASK16(nc), ee->bias + c0) : _mm512_setzero_ps();
-      for (k = 0; k < Cin && k < ONNXC_DWB_KMAX; k++) { /* the group's weights [k][16] from the panels of 8 rows */
-        const int kb = k / ONNXC_KC * ONNXC_KC, kc = Cin - kb < ONNXC_KC ? Cin - kb : ONNXC_KC;
-        const float *pk = A + (long)kb * Mp + (long)c0 * kc + (k - kb) * 8;
-        for (i = 0; i < 16; i++) wq[16 * k + i] = c0 + i < Mp ? pk[i / 8 * 8 * kc + i % 8] : 0.0f;
+      /* the group's weights [k][16] from its two panels of 8 rows (the second one absent past
+         Mp): two 8-float loads per k (the per-float copy was 25k of MobileNetV3-Small's 3.3M
+         TSC ticks and 80k of EfficientNet-B0's 23M, rebuilt per band) */
+      for (kb = 0; kb < Cin && kb < ONNXC_DWB_KMAX; kb += ONNXC_KC) {
+        const int kc = Cin - kb < ONNXC_KC ? Cin - kb : ONNXC_KC, two = c0 + 8 < Mp;
+        const float *pk = A + (long)kb * Mp + (long)c0 * kc;
+        for (k = 0; k < kc && kb + k < ONNXC_DWB_KMAX; k++) {
+          const __m256 lo = _mm256_loadu_ps(pk + 8 * k), hi = two ? _mm256_loadu_ps(pk + 8 * (kc + k)) : _mm256_setzero_ps();
+          _mm512_storeu_ps(wq + 16L * (kb + k), _mm512_castpd_ps(_mm512_insertf64x4(
+                                                    _mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1)));
+        }
       }
       if (j0 > 0) memmove(sg, sg + (long)shift * Wp * 16, sizeof(float) * (size_t)j0 * (size_t)Wp * 16);
       for (j = j0; j < rows && top + j < 0; j++) memset(sg + (long)j * Wp * 16, 0, sizeof(float) * 16 * (size_t)Wp);
