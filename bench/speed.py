@@ -28,8 +28,13 @@ ORT is called from Python (run_with_iobinding); its per-call binding overhead is
 a one-node model and printed ("ORT call overhead"); the speedup column uses the raw ORT time and
 the "spd-ovh" column the ORT time minus that overhead (the conservative comparison).
 
+With --rounds R the whole suite is timed R times over, round after round, and each model
+reports the median of its rounds (speedup: the median of the rounds' ratios) and the range of
+its % peak over the rounds: this shared machine has phases of seconds to minutes in which
+everything, ORT too, runs up to 20% slower, and a single run can land in one.
+
 usage: python3 bench/speed.py [--build build] [--cflags "-O3 -march=native -ffp-contract=fast"]
-                              [--batches 15] [--batch-ms 30] [NAME...]
+                              [--batches 15] [--batch-ms 30] [--rounds 1] [NAME...]
 """
 import argparse
 import ctypes
@@ -244,6 +249,7 @@ class Ort:
     def __init__(self, sess, feeds, outputs):
         self.sess = sess
         self.b = sess.io_binding()
+        self.keep = (feeds, outputs)  # the bound buffers stay alive as long as the binding
         for name, arr in feeds.items():
             self.b.bind_cpu_input(name, arr)
         for o, arr in zip(sess.get_outputs(), outputs):
@@ -331,18 +337,27 @@ def bench_model(path, args, work, cc, cflags):
         per = (time.perf_counter() - t0) / k
         return max(1, int(args.batch_ms / 1e3 / per))
     n_c, n_o = calib(lib), calib(runner)
+    return {
+        "name": name, "ok": ok, "err": err, "lib": lib, "runner": runner, "n_c": n_c, "n_o": n_o,
+        "flops": model_flops(path), "size": size, "weights": weights, "compile_s": compile_s, "cc_s": cc_s,
+    }
+
+
+def time_model(r, batches):
+    """One round of r's timing: batches of onnxc and ORT runs alternate; the medians over the
+    batches of the time per run (us)."""
+    lib, runner, n_c, n_o = r["lib"], r["runner"], r["n_c"], r["n_o"]
+    lib.run()
+    runner.run()
     tc, to = [], []
-    for _ in range(args.batches):
+    for _ in range(batches):
         tc.append(lib.loop(n_c) / n_c * 1e6)
         if THREADS > 1:  # both pools spin a while after their last task: let them go to sleep
             time.sleep(0.05)
         to.append(runner.loop(n_o) / n_o * 1e6)
         if THREADS > 1:
             time.sleep(0.05)
-    return {
-        "name": name, "ok": ok, "err": err, "c_us": statistics.median(tc), "o_us": statistics.median(to),
-        "flops": model_flops(path), "size": size, "weights": weights, "compile_s": compile_s, "cc_s": cc_s,
-    }
+    return statistics.median(tc), statistics.median(to)
 
 
 def main():
@@ -353,6 +368,9 @@ def main():
     ap.add_argument("--batches", type=int, default=15)
     ap.add_argument("--batch-ms", type=float, default=30.0)
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time the whole suite this many times over; per model the median of the rounds "
+                         "(and a last column: the rounds' range of %% peak)")
     ap.add_argument("--threads", type=int, default=1,
                     help="onnxc --threads N against ORT with N intra-op threads (wall-clock times)")
     ap.add_argument("names", nargs="*", help="models of bench/models, or .onnx paths (input: NAME.input.npy)")
@@ -372,14 +390,44 @@ def main():
           + ("  (wall-clock times; % peak of one core's peak x threads)" if THREADS > 1 else ""))
     print(f"fp32 peak (FMA loop, 1 core): {peak:.1f} GFLOP/s  (128/256/512-bit: {widths[0]:.1f} / {widths[1]:.1f} / {widths[2]:.1f})")
     print(f"ORT call overhead (run_with_iobinding, 1-node model): {ovh:.1f} us")
+    args.rounds = max(1, args.rounds)
     hdr = ["model", "onnxc us", "ORT us", "speedup", "spd-ovh", "GFLOP/s", "% peak", "code KiB", "compile s", "max rel err"]
+    if args.rounds > 1:
+        hdr.append("% peak range")
+        print(f"rounds: {args.rounds} (per model the median of its rounds; speedup: the median of the rounds' ratios)")
     if args.markdown:
         print("| " + " | ".join(hdr) + " |")
         print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
     else:
-        print(f"{hdr[0]:24} {hdr[1]:>10} {hdr[2]:>10} {hdr[3]:>8} {hdr[4]:>8} {hdr[5]:>8} {hdr[6]:>7} {hdr[7]:>9} {hdr[8]:>9} {hdr[9]:>11}")
+        print(f"{hdr[0]:24} {hdr[1]:>10} {hdr[2]:>10} {hdr[3]:>8} {hdr[4]:>8} {hdr[5]:>8} {hdr[6]:>7} {hdr[7]:>9} {hdr[8]:>9} {hdr[9]:>11}"
+              + (f" {hdr[10]:>13}" if args.rounds > 1 else ""))
     sp, sp2 = [], []
     failed = False
+
+    def emit(r):
+        nonlocal failed
+        c_us, o_us = statistics.median(r["c"]), statistics.median(r["o"])
+        # the speedups of the rounds (onnxc and ORT timed side by side in each), their median
+        s = statistics.median(o / c for c, o in zip(r["c"], r["o"]))
+        s2 = statistics.median(max(o - ovh, 1e-3) / c for c, o in zip(r["c"], r["o"]))
+        sp.append(s)
+        sp2.append(s2)
+        gf = r["flops"] / c_us / 1e3
+        pct = [100 * r["flops"] / c / 1e3 / (peak * THREADS) for c in r["c"]]
+        cells = [r["name"], f"{c_us:.1f}", f"{o_us:.1f}", f"{s:.2f}x", f"{s2:.2f}x", f"{gf:.1f}",
+                 f"{100 * gf / (peak * THREADS):.1f}", f"{r['size'] / 1024:.1f}", f"{r['compile_s']:.2f}",
+                 f"{r['err']:.1e}" + ("" if r["ok"] else " FAIL")]
+        if args.rounds > 1:
+            cells.append(f"{min(pct):.1f}-{max(pct):.1f}" if r["flops"] else "")
+        if not r["ok"]:
+            failed = True
+        if args.markdown:
+            print("| " + " | ".join(cells) + " |", flush=True)
+        else:
+            print(f"{cells[0]:24} {cells[1]:>10} {cells[2]:>10} {cells[3]:>8} {cells[4]:>8} {cells[5]:>8} {cells[6]:>7} {cells[7]:>9} {cells[8]:>9} {cells[9]:>11}"
+                  + (f" {cells[10]:>13}" if args.rounds > 1 else ""), flush=True)
+
+    results = []
     for m in models:
         try:
             r = bench_model(m, args, work, args.cc, cflags)
@@ -387,20 +435,26 @@ def main():
             print(f"{os.path.basename(m)[:-5]:24} error: {str(ex).splitlines()[0][:200]}", flush=True)
             failed = True
             continue
-        s = r["o_us"] / r["c_us"]
-        s2 = max(r["o_us"] - ovh, 1e-3) / r["c_us"]
-        sp.append(s)
-        sp2.append(s2)
-        gf = r["flops"] / r["c_us"] / 1e3
-        cells = [r["name"], f"{r['c_us']:.1f}", f"{r['o_us']:.1f}", f"{s:.2f}x", f"{s2:.2f}x", f"{gf:.1f}",
-                 f"{100 * gf / (peak * THREADS):.1f}", f"{r['size'] / 1024:.1f}", f"{r['compile_s']:.2f}",
-                 f"{r['err']:.1e}" + ("" if r["ok"] else " FAIL")]
-        if not r["ok"]:
-            failed = True
-        if args.markdown:
-            print("| " + " | ".join(cells) + " |", flush=True)
+        r["c"], r["o"] = [], []
+        if args.rounds == 1:
+            c, o = time_model(r, args.batches)
+            r["c"].append(c)
+            r["o"].append(o)
+            emit(r)
         else:
-            print(f"{cells[0]:24} {cells[1]:>10} {cells[2]:>10} {cells[3]:>8} {cells[4]:>8} {cells[5]:>8} {cells[6]:>7} {cells[7]:>9} {cells[8]:>9} {cells[9]:>11}", flush=True)
+            results.append(r)
+    # --rounds: the whole suite timed round after round (a model's rounds minutes apart, across
+    # this shared machine's slow and fast phases); per model the median of its rounds, and the
+    # peak the best FMA-loop measurement of the run (one before each round)
+    for k in range(args.rounds if results else 0):
+        if k:
+            peak = max(peak, measure_peak(args.cc, work)[0])
+        for r in results:
+            c, o = time_model(r, args.batches)
+            r["c"].append(c)
+            r["o"].append(o)
+    for r in results:
+        emit(r)
     if sp:
         g = math.exp(sum(math.log(x) for x in sp) / len(sp))
         g2 = math.exp(sum(math.log(x) for x in sp2) / len(sp2))
