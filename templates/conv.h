@@ -2467,7 +2467,12 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
           const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
           const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
           const int n0 = (IW + 1) / 2 < Wp - L ? (IW + 1) / 2 : Wp - L, n1 = IW / 2 < Wp - L ? IW / 2 : Wp - L;
-          for (j = 0; j < n0; j += 16) {
+          for (j = 0; j + 16 <= n1 && 2 * j + 32 <= IW; j += 16) { /* whole vectors: no masks */
+            const __m512 a = _mm512_loadu_ps(xr + 2 * j), b = _mm512_loadu_ps(xr + 2 * j + 16);
+            _mm512_storeu_ps(br + L + j, _mm512_permutex2var_ps(a, ev, b));
+            _mm512_storeu_ps(br + Wp + L + j, _mm512_permutex2var_ps(a, od, b));
+          }
+          for (; j < n0; j += 16) {
             const int left = IW - 2 * j;
             const __m512 a = _mm512_maskz_loadu_ps(ONNXC_MASK16(left), xr + 2 * j);
             const __m512 b = _mm512_maskz_loadu_ps(ONNXC_MASK16(left - 16), xr + 2 * j + 16);
@@ -2516,6 +2521,15 @@ ONNXC_MAYBE_UNUSED static void onnxc_conv_sc_rb(int M, int C, int IH, int IW, in
     }
     for (oh = oh0; oh < oh0 + rn; oh++) {
       const float *xb = buf + (long)(oh - oh0) * S * rs;
+      { /* the next band's new input rows, S per output row of this one, into L1 ahead of its copy */
+        const int ihn = ih0 + R * S + (oh - oh0) * S + KH - S;
+        for (c = 0; c < C; c++)
+          for (p = 0; p < S; p++)
+            if (ihn + p >= 0 && ihn + p < IH && oh0 + R < ohe) {
+              const char *pr = (const char *)(x + ((long)c * IH + ihn + p) * IW);
+              for (j = 0; j < IW * 4; j += 64) _mm_prefetch(pr + j, _MM_HINT_T0);
+            }
+      }
       for (m0 = 0; m0 < M; m0 += 8) {
         const int mr = M - m0 < 8 ? M - m0 : 8;
         float *yr = y + (long)m0 * OHW + (long)(oh - yr0) * OW;
