@@ -924,20 +924,23 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
 #define ONNXC_UK_STORE(r)                                                                       \
   if (r < mr) {                                                                                 \
     float *cr = C + (long)r * ldc;                                                              \
+    const float *rr = fused && e->res ? e->res + (long)(m0 + r) * e->ldr + n0 : (const float *)0; \
     const __m256 bv = fused && e->bias ? _mm256_set1_ps(e->bias[m0 + r]) : _mm256_setzero_ps(); \
-    ONNXC_ST8(cr, k0, 8, c##r##0)                                                               \
-    ONNXC_ST8(cr + 8, k1, 16, c##r##1)                                                          \
-    ONNXC_ST8(cr + 16, k2, 24, c##r##2)                                                         \
+    ONNXC_ST8(cr, rr, 0, k0, 8, c##r##0)                                                        \
+    ONNXC_ST8(cr + 8, rr, 8, k1, 16, c##r##1)                                                   \
+    ONNXC_ST8(cr + 16, rr, 16, k2, 24, c##r##2)                                                 \
   }
 /* vector v of a tile row at p (columns up to end = 8 (v + 1)): the sums (plus C's with acc),
-   then with a fused epilogue the row's bias and the activation; whole vectors with plain loads
-   and stores (an AMD core's vmaskmovps store is microcoded: with them, a 96 x 784 x 16 product
-   ran at 9 flops per TSC tick), the last part vector masked (mask k) */
-#define ONNXC_ST8(p, k, end, x)                                                                 \
+   then with a fused epilogue the row's bias, the residual (rr + o, when rr) and the
+   activation; whole vectors with plain loads and stores (an AMD core's vmaskmovps store is
+   microcoded: with them, a 96 x 784 x 16 product ran at 9 flops per TSC tick), the last part
+   vector masked (mask k) */
+#define ONNXC_ST8(p, rr, o, k, end, x)                                                          \
   if (nr > (end) - 8) {                                                                         \
     const int w_ = nr >= (end) ? 8 : nr - ((end) - 8);                                          \
     __m256 t_ = !acc ? x : _mm256_add_ps(x, w_ == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, k)); \
     if (fused) t_ = _mm256_add_ps(t_, bv);                                                       \
+    if (rr) t_ = _mm256_add_ps(t_, w_ == 8 ? _mm256_loadu_ps(rr + (o)) : _mm256_maskload_ps(rr + (o), k)); \
     if (clamp) t_ = _mm256_min_ps(_mm256_max_ps(t_, lo), hi);                                     \
     if (xa == ONNXC_ACT_SILU) t_ = _mm256_div_ps(t_, onnxc_sigden8(t_));                           \
     if (xa == ONNXC_ACT_HARDSWISH)                                                               \
@@ -958,40 +961,79 @@ ONNXC_MAYBE_UNUSED static void onnxc_sgemm_ct(int M, int K, int n0, int t, const
 #define ONNXC_INREG1(x) (void)0
 #endif
 #if defined(__GNUC__) && !defined(__clang__)
-/* One k step of the whole-vector tiles (NB = 3: 24 columns, 2: 16) written out: the 12 sums, the
-   NB row vectors and the broadcast take all 16 registers.  As intrinsics, inlined into a node
-   whose epilogue constants the compiler kept in a register across the loop, one sum went to
-   the stack and back in every k step (EfficientNet-B0's expansions 10-15% slower than with
-   the row vectors folded into the FMAs). */
-#define ONNXC_UK_LD(v) "{vmovups " #v "*32(%[pb]), %[b" #v "]|vmovups %[b" #v "], [%[pb]+" #v "*32]}\n\t"
-#define ONNXC_UK_F(r, v) "{vfmadd231ps %[b" #v "], %[t], %[c" #r #v "]|vfmadd231ps %[c" #r #v "], %[t], %[b" #v "]}\n\t"
-#define ONNXC_UK_BC(r) "{vbroadcastss " #r "*4(%[pa]), %[t]|vbroadcastss %[t], DWORD PTR [%[pa]+" #r "*4]}\n\t"
-#define ONNXC_UK_R3(r) ONNXC_UK_BC(r) ONNXC_UK_F(r, 0) ONNXC_UK_F(r, 1) ONNXC_UK_F(r, 2)
-#define ONNXC_UK_R2(r) ONNXC_UK_BC(r) ONNXC_UK_F(r, 0) ONNXC_UK_F(r, 1)
-/* (the operands: 30, GCC's limit; the loads are declared by the memory clobber) */
-#define ONNXC_UK_OPS                                                                                          \
-  : [c00] "+x"(c00), [c01] "+x"(c01), [c02] "+x"(c02), [c10] "+x"(c10), [c11] "+x"(c11), [c12] "+x"(c12),      \
-    [c20] "+x"(c20), [c21] "+x"(c21), [c22] "+x"(c22), [c30] "+x"(c30), [c31] "+x"(c31), [c32] "+x"(c32),      \
-    [b0] "=&x"(b0), [b1] "=&x"(b1), [b2] "=&x"(b2), [t] "=&x"(a)                                               \
-  : [pa] "r"(A), [pb] "r"(B)                                                                                   \
-  : "memory"
-#define ONNXC_UK_STEP3                                                                                         \
-  __asm__(ONNXC_UK_LD(0) ONNXC_UK_LD(1) ONNXC_UK_LD(2) ONNXC_UK_R3(0) ONNXC_UK_R3(1) ONNXC_UK_R3(2)             \
-              ONNXC_UK_R3(3) ONNXC_UK_OPS)
-#define ONNXC_UK_STEP2                                                                                         \
-  __asm__(ONNXC_UK_LD(0) ONNXC_UK_LD(1) ONNXC_UK_R2(0) ONNXC_UK_R2(1) ONNXC_UK_R2(2) ONNXC_UK_R2(3) ONNXC_UK_OPS)
+/* n > 0 k steps of the whole-vector tiles (NB = 3: 24 columns, 2: 16) written out, the loop
+   itself inside the asm: the 12 sums, the NB row vectors and the broadcast take all 16
+   registers.  As intrinsics, inlined into a node whose epilogue constants the compiler kept in
+   a register across the loop, one sum went to the stack and back in every k step
+   (EfficientNet-B0's expansions 10-15% slower than with the row vectors folded into the FMAs);
+   with one k step per asm statement, GCC still moved four sums between registers in every step
+   of a Clip node's loop (a 576 x 196 x 96 product 9% slower on a Zen core). */
+/* (ymm12-14 the row vectors, ymm15 the broadcast: as operands, with the twelve sums counted
+   twice as in-out operands, they would pass GCC's limit of 30) */
+#define ONNXC_UK_LD(v, R) "{vmovups " #v "*32(%[pb]), %%ymm" #R "|vmovups ymm" #R ", [%[pb]+" #v "*32]}\n\t"
+#define ONNXC_UK_LDX(v, R) "{vmovups " #v "*32(%[pb],%[o],4), %%ymm" #R "|vmovups ymm" #R ", [%[pb]+%[o]*4+" #v "*32]}\n\t"
+#define ONNXC_UK_F(r, v, R) "{vfmadd231ps %%ymm" #R ", %%ymm15, %[c" #r #v "]|vfmadd231ps %[c" #r #v "], ymm15, ymm" #R "}\n\t"
+#define ONNXC_UK_BC(r) "{vbroadcastss " #r "*4(%[pa]), %%ymm15|vbroadcastss ymm15, DWORD PTR [%[pa]+" #r "*4]}\n\t"
+#define ONNXC_UK_BCX(r) "{vbroadcastss " #r "*4(%[pa],%[i],8), %%ymm15|vbroadcastss ymm15, DWORD PTR [%[pa]+%[i]*8+" #r "*4]}\n\t"
+#define ONNXC_UK_R3(BC, r) BC(r) ONNXC_UK_F(r, 0, 12) ONNXC_UK_F(r, 1, 13) ONNXC_UK_F(r, 2, 14)
+#define ONNXC_UK_R2(BC, r) BC(r) ONNXC_UK_F(r, 0, 12) ONNXC_UK_F(r, 1, 13)
+#define ONNXC_UK_FMA3(BC) ONNXC_UK_R3(BC, 0) ONNXC_UK_R3(BC, 1) ONNXC_UK_R3(BC, 2) ONNXC_UK_R3(BC, 3)
+#define ONNXC_UK_FMA2(BC) ONNXC_UK_R2(BC, 0) ONNXC_UK_R2(BC, 1) ONNXC_UK_R2(BC, 2) ONNXC_UK_R2(BC, 3)
+#define ONNXC_UK_SUMS                                                                                          \
+  [c00] "+x"(c00), [c01] "+x"(c01), [c02] "+x"(c02), [c10] "+x"(c10), [c11] "+x"(c11), [c12] "+x"(c12),        \
+  [c20] "+x"(c20), [c21] "+x"(c21), [c22] "+x"(c22), [c30] "+x"(c30), [c31] "+x"(c31), [c32] "+x"(c32)
+#define ONNXC_UK_CLOB "memory", "cc", "xmm12", "xmm13", "xmm14", "xmm15"
+/* row vectors at B0 + k ldb */
+#define ONNXC_UK_LOOP(LOADS, FMAS, N)                                                                          \
+  do {                                                                                                         \
+    const float *pb_ = B0, *pe_ = A + 8L * (N);                                                                \
+    __asm__("1:\n\t" LOADS FMAS "{add $32, %[pa]|add %[pa], 32}\n\t{add %[lb], %[pb]|add %[pb], %[lb]}\n\t"     \
+            "{cmp %[pe], %[pa]|cmp %[pa], %[pe]}\n\tjne 1b\n\t"                                                \
+            : ONNXC_UK_SUMS, [pa] "+r"(A), [pb] "+r"(pb_)                                                      \
+            : [lb] "r"(ldb * 4), [pe] "r"(pe_)                                                                 \
+            : ONNXC_UK_CLOB);                                                                                  \
+  } while (0)
+/* row vectors at B0 + xo[k]: i runs from -4 N to 0 bytes of xo (32 i / 4 of A) */
+#define ONNXC_UK_LOOPX(LOADS, FMAS, N)                                                                         \
+  do {                                                                                                         \
+    long i_ = -4L * (N), o_;                                                                                   \
+    __asm__("1:\n\t{movslq (%[px],%[i]), %[o]|movsxd %[o], DWORD PTR [%[px]+%[i]]}\n\t" LOADS FMAS             \
+            "{add $4, %[i]|add %[i], 4}\n\tjnz 1b\n\t"                                                         \
+            : ONNXC_UK_SUMS, [i] "+r"(i_), [o] "=&r"(o_)                                                        \
+            : [pa] "r"(A + 8L * (N)), [px] "r"(xo + (N)), [pb] "r"(B0)                                         \
+            : ONNXC_UK_CLOB);                                                                                  \
+    A += 8L * (N);                                                                                             \
+  } while (0)
+#define ONNXC_UK_WHOLE3(N)                                                                                 \
+  if (xo)                                                                                                  \
+    ONNXC_UK_LOOPX(ONNXC_UK_LDX(0, 12) ONNXC_UK_LDX(1, 13) ONNXC_UK_LDX(2, 14), ONNXC_UK_FMA3(ONNXC_UK_BCX), N); \
+  else                                                                                                     \
+    ONNXC_UK_LOOP(ONNXC_UK_LD(0, 12) ONNXC_UK_LD(1, 13) ONNXC_UK_LD(2, 14), ONNXC_UK_FMA3(ONNXC_UK_BC), N);
+#define ONNXC_UK_WHOLE2(N)                                                                                 \
+  if (xo)                                                                                                  \
+    ONNXC_UK_LOOPX(ONNXC_UK_LDX(0, 12) ONNXC_UK_LDX(1, 13), ONNXC_UK_FMA2(ONNXC_UK_BCX), N);                     \
+  else                                                                                                     \
+    ONNXC_UK_LOOP(ONNXC_UK_LD(0, 12) ONNXC_UK_LD(1, 13), ONNXC_UK_FMA2(ONNXC_UK_BC), N);
 #else
-#define ONNXC_UK_STEP3                                                                                         \
-  b0 = _mm256_loadu_ps(B);                                                                                     \
-  b1 = _mm256_loadu_ps(B + 8);                                                                                 \
-  b2 = _mm256_loadu_ps(B + 16);                                                                                \
-  ONNXC_INREG3(b0, b1, b2);                                                                                    \
-  ONNXC_ROWS4(ONNXC_UK_ROW)
-#define ONNXC_UK_STEP2                                                                                         \
-  b0 = _mm256_loadu_ps(B);                                                                                     \
-  b1 = _mm256_loadu_ps(B + 8);                                                                                 \
-  ONNXC_INREG2(b0, b1);                                                                                        \
-  ONNXC_ROWS4(ONNXC_UK_ROW2)
+#define ONNXC_UK_WHOLE3(N)                                               \
+  for (k = 0; k < (N); k++) {                                            \
+    const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;               \
+    b0 = _mm256_loadu_ps(B);                                             \
+    b1 = _mm256_loadu_ps(B + 8);                                         \
+    b2 = _mm256_loadu_ps(B + 16);                                        \
+    ONNXC_INREG3(b0, b1, b2);                                            \
+    ONNXC_ROWS4(ONNXC_UK_ROW)                                            \
+    A += 8;                                                              \
+  }
+#define ONNXC_UK_WHOLE2(N)                                               \
+  for (k = 0; k < (N); k++) {                                            \
+    const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;               \
+    b0 = _mm256_loadu_ps(B);                                             \
+    b1 = _mm256_loadu_ps(B + 8);                                         \
+    ONNXC_INREG2(b0, b1);                                                \
+    ONNXC_ROWS4(ONNXC_UK_ROW2)                                           \
+    A += 8;                                                              \
+  }
 #endif
 
 /* onnxc_uk with the k steps' row vectors at B0 + k ldb, or with a table xo at B0 + xo[k]
@@ -1001,10 +1043,10 @@ __attribute__((always_inline))
 #endif
 static inline void onnxc_uk_b(int kc, const float *A, const float *B0, long ldb, const int *xo, float *C, long ldc,
                               int mr, int nr, int acc, const onnxc_epi *e, int m0, int n0) {
-  /* the common epilogues (a per-row bias, then Relu, Clip or nothing: one clamp) on the sums in
+  /* the common epilogues (a per-row bias, a residual, then Relu, Clip or nothing: one clamp) on the sums in
      registers; the others (SiLU, HardSwish, ...) through onnxc_epi_tile, whose switch inlined
      per vector here doubled the code of the generated files */
-  const int plain = e && !e->res && !e->bias_cols;
+  const int plain = e && !e->bias_cols;
   /* with xo (the stems: EfficientNet's SiLU, MobileNetV3's HardSwish) those two as well (through
      onnxc_epi_tile they took 9 TSC ticks per vector, as long as the FMAs of a 3x3 stem) */
   const int xa = xo && plain && (e->act == ONNXC_ACT_SILU || e->act == ONNXC_ACT_HARDSWISH) ? e->act : 0;
@@ -1013,48 +1055,63 @@ static inline void onnxc_uk_b(int kc, const float *A, const float *B0, long ldb,
   int k;
   ONNXC_ROWS4(ONNXC_UK_ZERO)
   /* whole vectors (most tiles: onnxc_gemm_blk balances strips of 16 and 24 columns): plain
-     loads, and with 16 columns the third vector's FMAs left out */
-  if (nr == 24)
-    for (k = 0; k < kc; k++) {
-      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
-      ONNXC_UK_STEP3;
-      A += 8;
+     loads, and with 16 columns the third vector's FMAs left out.  With a part vector at the
+     right, rows k < kf take whole-vector loads anyway (the lanes past nr read the next row's
+     columns, inside B's block, and are never stored), only the last rows masked: on a Zen
+     core a vmaskmovps load costs as much as the row's FMAs (14 x 14 planes, 196 columns, ran
+     8% slower than 200).  With xo the rows are taps of a band buffer, all masked. */
+  {
+    const int whole = nr == 24 || nr == 16;
+    const int kf = whole ? kc : xo || ldb <= 0 ? 0 : kc - 1 - (int)((8 * ((nr + 7) / 8) - nr + ldb - 1) / ldb);
+    k = kf > 0 ? kf : 0;
+    if (kf > 0) {
+      if (nr > 16) {
+        ONNXC_UK_WHOLE3(kf)
+      } else if (nr > 8) {
+        ONNXC_UK_WHOLE2(kf)
+      } else {
+        for (k = 0; k < kf; k++) {
+          const float *B = B0 + (long)k * ldb;
+          b0 = _mm256_loadu_ps(B);
+          ONNXC_INREG1(b0);
+          ONNXC_ROWS4(ONNXC_UK_ROW1)
+          A += 8;
+        }
+      }
     }
-  else if (nr == 16)
-    for (k = 0; k < kc; k++) {
-      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
-      ONNXC_UK_STEP2;
-      A += 8;
-    }
-  else if (nr > 16) { /* the third vector masked */
-    const __m256i k2 = onnxc_mask8(nr - 16);
-    for (k = 0; k < kc; k++) {
-      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
-      b0 = _mm256_loadu_ps(B);
-      b1 = _mm256_loadu_ps(B + 8);
-      b2 = _mm256_maskload_ps(B + 16, k2);
-      ONNXC_INREG3(b0, b1, b2);
-      ONNXC_ROWS4(ONNXC_UK_ROW)
-      A += 8;
-    }
-  } else if (nr > 8) { /* two vectors, the second masked (the third's FMAs left out: 9..15
-                          columns, e.g. the Winograd products of 14-tile blocks) */
-    const __m256i k1 = onnxc_mask8(nr - 8);
-    for (k = 0; k < kc; k++) {
-      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
-      b0 = _mm256_loadu_ps(B);
-      b1 = _mm256_maskload_ps(B + 8, k1);
-      ONNXC_INREG2(b0, b1);
-      ONNXC_ROWS4(ONNXC_UK_ROW2)
-      A += 8;
-    }
-  } else {
-    const __m256i k0 = onnxc_mask8(nr);
-    for (k = 0; k < kc; k++) {
-      const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
-      b0 = _mm256_maskload_ps(B, k0);
-      ONNXC_ROWS4(ONNXC_UK_ROW1)
-      A += 8;
+    if (whole) k = kc;
+  }
+  if (k < kc) {
+    if (nr > 16) { /* the third vector masked */
+      const __m256i k2 = onnxc_mask8(nr - 16);
+      for (; k < kc; k++) {
+        const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
+        b0 = _mm256_loadu_ps(B);
+        b1 = _mm256_loadu_ps(B + 8);
+        b2 = _mm256_maskload_ps(B + 16, k2);
+        ONNXC_INREG3(b0, b1, b2);
+        ONNXC_ROWS4(ONNXC_UK_ROW)
+        A += 8;
+      }
+    } else if (nr > 8) { /* two vectors, the second masked (the third's FMAs left out: 9..15
+                            columns, e.g. the Winograd products of 14-tile blocks) */
+      const __m256i k1 = onnxc_mask8(nr - 8);
+      for (; k < kc; k++) {
+        const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
+        b0 = _mm256_loadu_ps(B);
+        b1 = _mm256_maskload_ps(B + 8, k1);
+        ONNXC_INREG2(b0, b1);
+        ONNXC_ROWS4(ONNXC_UK_ROW2)
+        A += 8;
+      }
+    } else {
+      const __m256i k0 = onnxc_mask8(nr);
+      for (; k < kc; k++) {
+        const float *B = xo ? B0 + xo[k] : B0 + (long)k * ldb;
+        b0 = _mm256_maskload_ps(B, k0);
+        ONNXC_ROWS4(ONNXC_UK_ROW1)
+        A += 8;
+      }
     }
   }
   { /* the masks and bounds of the stores made here: live across the k loop, they took
