@@ -1320,10 +1320,13 @@ ONNXC_MAYBE_UNUSED static void onnxc_dw8_fill(float *b, const float *xc, int Hp,
     float *row = b + (long)r * Wp;
     const int ih = r - PH;
     const float *src = xc + (long)ih * IW;
-    if (!first && (ih < 0 || ih >= IH)) continue; /* still zero */
-    /* (vector stores past the row's end zero the next row's start, which is written after it,
-       or stays zero; b has 8 floats to spare) */
-    for (i = 0; i < Wp; i += 8) _mm256_storeu_ps(row + i, _mm256_setzero_ps());
+    /* the padding is zeroed by the first fill of a buffer only: the fills of later planes
+       write the same columns of the same rows (the zeroing was half of a 3x3 stride-2 layer's
+       time on a 192 x 28 x 28 plane once its taps took four rows per pass).  (Vector stores
+       past the row's end zero the next row's start, which is written after it, or stays zero;
+       b has 8 floats to spare.) */
+    if (first)
+      for (i = 0; i < Wp; i += 8) _mm256_storeu_ps(row + i, _mm256_setzero_ps());
     if (ih < 0 || ih >= IH) continue;
     if (SW == 1) {
       for (i = 0; i + 8 <= IW; i += 8) _mm256_storeu_ps(row + PW + i, _mm256_loadu_ps(src + i));
@@ -1887,9 +1890,16 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
     const int V = OW > 16 ? 4 : OW > 8 ? 2 : 1, R = 8 / V; /* vectors per row, rows per pass */
     const int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wv = (OW + 8 * V - 1) / (8 * V) * 8 * V; /* padded rows; columns per phase */
     const int Wt = Wv + ((KW - 1) * DW) / SW + 1, Wi = (PW + IW + SW - 1) / SW; /* taps read / input columns */
-    const int Wq = Wt > Wi ? Wt : Wi, Wp = SW * Wq;                            /* floats per padded row */
+    /* floats per padded row: whole 32-byte vectors (the buffer is aligned), so that the taps at
+       kw = 0 (and at kw = 1 of stride 2) load aligned vectors: a Zen core's 256-bit load that is
+       not 16-byte aligned costs half again an aligned one */
+    const int Wq = ((Wt > Wi ? Wt : Wi) + 7) / 8 * 8, Wp = SW * Wq;
+    /* 3x3: four output rows per pass, the nine weights in registers; each input vector loaded
+       once for the up to three output rows that read it */
+    const int k33 = KH == 3 && KW == 3 && DH == 1 && DW == 1;
     if ((SW == 1 || SW == 2) && KH <= 7 && KW <= 7 && (long)Hp * Wp <= ONNXC_DW8_BUF) {
-      float buf[2 * (ONNXC_DW8_BUF + 8)]; /* two planes: one filled while the other is read */
+      float buf_[2 * (ONNXC_DW8_BUF + 8) + 8]; /* two planes: one filled while the other is read */
+      float *const buf = buf_ + ((32 - ((uintptr_t)buf_ & 31)) & 31) / 4;
       onnxc_epi ev = {0, 0, 0, 0, 0, 0.0f, 0.0f, 0, 0, 0};
       const int fast = e && !e->res && !e->bias_cols && ONNXC_ACT8_OK(e->act); /* the epilogue per vector here */
       __m256 wv[49];
@@ -1913,7 +1923,62 @@ ONNXC_MAYBE_UNUSED static int onnxc_dw2d_k(int CO, int mult, const float *x, int
                             overlapping vectors) */
           onnxc_dw8_fill(buf + ((oc + 1) & 1) * (ONNXC_DW8_BUF + 8), x + (long)((oc + 1) / mult) * IHW, Hp, Wp, Wq, PH, PW, IH,
                          IW, SW, oc + 1 < 2);
-        for (oh = 0; oh < OH; oh += R)
+        oh = 0;
+        if (k33) {
+          /* rows oh..oh+3 (oh + 3 < OH), one vector of 8 columns at a time: input rows
+             oh SH + j, j < 3 SH + 3, each loaded at its three taps' columns (c0, c1, c2) and
+             added into the output rows r with 0 <= j - r SH <= 2 (36 FMAs from 18 loads, or 27
+             at stride 2; the form below loads once per FMA) */
+          const __m256 w00 = wv[0], w01 = wv[1], w02 = wv[2], w10 = wv[3], w11 = wv[4], w12 = wv[5];
+          const __m256 w20 = wv[6], w21 = wv[7], w22 = wv[8];
+          const long c0 = to[0], c1 = to[1], c2 = to[2];
+          for (; oh + 4 <= OH; oh += 4)
+            for (ow0 = 0; ow0 < OW; ow0 += 8) {
+              const float *p = bc + (long)oh * SH * Wp + ow0;
+              __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, v;
+#define ONNXC_DW3F(r, j, kh, S)                                                  \
+  if ((j) - (r) * (S) == (kh)) {                                                 \
+    a##r = _mm256_fmadd_ps(w##kh##0, v0, a##r);                                  \
+    a##r = _mm256_fmadd_ps(w##kh##1, v1, a##r);                                  \
+    a##r = _mm256_fmadd_ps(w##kh##2, v, a##r);                                   \
+  }
+#define ONNXC_DW3J(j, S)                                                         \
+  {                                                                              \
+    const float *q_ = p + (long)(j) * Wp;                                        \
+    const __m256 v0 = _mm256_loadu_ps(q_ + c0), v1 = _mm256_loadu_ps(q_ + c1);   \
+    v = _mm256_loadu_ps(q_ + c2);                                                \
+    ONNXC_DW3F(0, j, 0, S) ONNXC_DW3F(0, j, 1, S) ONNXC_DW3F(0, j, 2, S)         \
+    ONNXC_DW3F(1, j, 0, S) ONNXC_DW3F(1, j, 1, S) ONNXC_DW3F(1, j, 2, S)         \
+    ONNXC_DW3F(2, j, 0, S) ONNXC_DW3F(2, j, 1, S) ONNXC_DW3F(2, j, 2, S)         \
+    ONNXC_DW3F(3, j, 0, S) ONNXC_DW3F(3, j, 1, S) ONNXC_DW3F(3, j, 2, S)         \
+  }
+              if (SH == 1) {
+                ONNXC_DW3J(0, 1) ONNXC_DW3J(1, 1) ONNXC_DW3J(2, 1) ONNXC_DW3J(3, 1) ONNXC_DW3J(4, 1) ONNXC_DW3J(5, 1)
+              } else {
+                ONNXC_DW3J(0, 2) ONNXC_DW3J(1, 2) ONNXC_DW3J(2, 2) ONNXC_DW3J(3, 2) ONNXC_DW3J(4, 2)
+                ONNXC_DW3J(5, 2) ONNXC_DW3J(6, 2) ONNXC_DW3J(7, 2) ONNXC_DW3J(8, 2)
+              }
+#undef ONNXC_DW3J
+#undef ONNXC_DW3F
+              {
+                __m256 r4[4];
+                int n = OW - ow0, q;
+                r4[0] = a0, r4[1] = a1, r4[2] = a2, r4[3] = a3;
+                if (n > 8) n = 8;
+                for (q = 0; q < 4; q++) {
+                  __m256 xq = r4[q];
+                  if (fast && ev.act == ONNXC_ACT_SILU) {
+                    const __m256 t = _mm256_add_ps(xq, bv);
+                    xq = _mm256_div_ps(t, onnxc_sigden8(t));
+                  } else if (fast)
+                    xq = onnxc_act8(_mm256_add_ps(xq, bv), ev.act, ev.alpha, ev.beta);
+                  if (fast && ev.sum) gs = _mm256_add_ps(gs, _mm256_and_ps(_mm256_castsi256_ps(onnxc_mask8(n)), xq));
+                  onnxc_storen8(yc + (long)(oh + q) * OW + ow0, xq, n);
+                }
+              }
+            }
+        }
+        for (; oh < OH; oh += R)
           for (ow0 = 0; ow0 < OW; ow0 += 8 * V) {
             /* R rows by V vectors of 8 columns (R V = 8 independent sums), one weight and one tap
                offset per 8 FMAs (two sums per tap waited on the FMA latency and loaded an offset
