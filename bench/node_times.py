@@ -5,8 +5,8 @@ usage: python3 bench/node_times.py bench/models/mobilenet_v2.onnx [REPS] [--top 
 
 Compiles the model with onnxc, wraps every node call of the generated run function in rdtsc
 reads, runs the model REPS times (after warm-up) on NAME.input.npy and prints, per node, the
-minimum and the mean ticks of one run, with the node's share of the summed means.  The sums of
-minima and of means are printed last.  The generated code is otherwise untouched, so node times
+minimum, the median and the mean ticks of one run, with the node's share of the summed medians
+(--top N: the N slowest by median).  The sums are printed last.  The generated code is otherwise untouched, so node times
 include what each node's call costs; a node's time depends on what ran before it (caches), so
 read single nodes with care and compare builds in alternation (bench/ab.py for whole models).
 """
@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
   void *outs[1] = {out};
   int n = onnxc_prof_n;
   double *mn = calloc((size_t)n, sizeof(double)), *sm = calloc((size_t)n, sizeof(double));
+  double *all = calloc((size_t)n * (size_t)reps, sizeof(double));
   for (int i = 0; i < n; i++) mn[i] = 1e300;
   int cold = argc > 3 && atoi(argv[3]);
   size_t fl = (size_t)64 << 20;
@@ -60,9 +61,20 @@ int main(int argc, char **argv) {
       double t = (double)onnxc_prof_t[i];
       if (t < mn[i]) mn[i] = t;
       sm[i] += t;
+      all[(size_t)i * (size_t)reps + (size_t)r] = t;
     }
   }
-  for (int i = 0; i < n; i++) printf("%d %.0f %.0f %s\n", i, mn[i], sm[i] / reps, onnxc_prof_name[i]);
+  for (int i = 0; i < n; i++) {
+    double *v = all + (size_t)i * (size_t)reps, med;
+    for (int a = 1; a < reps; a++) /* (insertion sort: reps is small) */
+      for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+        const double t = v[b];
+        v[b] = v[b - 1];
+        v[b - 1] = t;
+      }
+    med = reps % 2 ? v[reps / 2] : 0.5 * (v[reps / 2 - 1] + v[reps / 2]);
+    printf("%d %.0f %.0f %.0f %s\n", i, mn[i], med, sm[i] / reps, onnxc_prof_name[i]);
+  }
   return 0;
 }
 """
@@ -96,7 +108,7 @@ def main():
     ap.add_argument("--onnxc", help="onnxc binary (default: BUILD/onnxc)")
     ap.add_argument("--cc", default="cc")
     ap.add_argument("--cflags", default="-O3 -march=native -ffp-contract=fast")
-    ap.add_argument("--top", type=int, default=0, help="print only the N slowest nodes (by mean)")
+    ap.add_argument("--top", type=int, default=0, help="print only the N slowest nodes (by median)")
     ap.add_argument("--keep", help="keep the instrumented C in this directory")
     ap.add_argument("--cold", action="store_true",
                     help="evict the caches between runs (each run then reads its weights from memory)")
@@ -117,14 +129,16 @@ def main():
                    check=True)
     p = subprocess.run([exe, os.path.join(work, "in.bin"), str(args.reps), str(int(args.cold))], capture_output=True, text=True, check=True)
     rows = [l.split() for l in p.stdout.split("\n") if l]
-    rows = [(int(i), float(a), float(b), n) for i, a, b, n in rows]
+    rows = [(int(i), float(a), float(m), float(b), n) for i, a, m, b, n in rows]
     total_min = sum(r[1] for r in rows)
-    total_avg = sum(r[2] for r in rows)
+    total_med = sum(r[2] for r in rows)
+    total_avg = sum(r[3] for r in rows)
     show = sorted(rows, key=lambda r: -r[2])[:args.top] if args.top else rows
-    print(f"{'node':>5} {'min':>10} {'mean':>10} {'%':>6}  name")
-    for i, a, b, n in show:
-        print(f"{i:>5} {a:>10.0f} {b:>10.0f} {100 * b / total_avg:>6.1f}  {n}")
-    print(f"sum of minima {total_min:.0f} ticks, of means {total_avg:.0f} ticks ({len(rows)} nodes, {args.reps} runs)")
+    print(f"{'node':>5} {'min':>10} {'median':>10} {'mean':>10} {'%':>6}  name")
+    for i, a, m, b, n in show:
+        print(f"{i:>5} {a:>10.0f} {m:>10.0f} {b:>10.0f} {100 * m / total_med:>6.1f}  {n}")
+    print(f"sums: of minima {total_min:.0f} ticks, of medians {total_med:.0f}, of means {total_avg:.0f} "
+          f"({len(rows)} nodes, {args.reps} runs)")
 
 
 if __name__ == "__main__":
