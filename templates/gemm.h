@@ -1079,7 +1079,6 @@ static inline void onnxc_uk_b(int kc, const float *A, const float *B0, long ldb,
         }
       }
     }
-    if (whole) k = kc;
   }
   if (k < kc) {
     if (nr > 16) { /* the third vector masked */
